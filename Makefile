@@ -1,0 +1,69 @@
+# crdyn: one entry point.  make | make test | make check-deps | make info | make clean
+# The CPU build needs cJSON, CHOLMOD (SuiteSparse), METIS and OpenBLAS.
+# 'make deps' installs them on Debian (as root); every build checks first and
+# names what is missing.
+
+CC      ?= gcc
+OPT     ?= -O2 -march=x86-64-v2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -Wall -Wextra -fopenmp
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -I/usr/include/suitesparse
+LDLIBS  += -lcholmod -lsuitesparseconfig -lcjson -lopenblas -lm -fopenmp
+
+ifeq ($(SAN),1)
+  CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+  LDLIBS += -fsanitize=address,undefined
+endif
+
+BUILD   := build
+LIB_SRC := $(filter-out src/host/main.c,$(wildcard src/host/*.c))
+LIB_OBJ := $(patsubst src/host/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
+TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
+HEADERS := $(wildcard include/crdyn/*.h)
+
+DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev
+DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h
+
+.PHONY: all test deps check-deps info clean validate
+all: check-deps $(BUILD)/crdyn
+
+check-deps:
+	@missing=""; for f in $(DEP_FILES); do [ -e $$f ] || missing="$$missing $$f"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "crdyn: missing build dependencies:$$missing"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "crdyn: installing $(DEB_PKGS) with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "crdyn: install them with: sudo apt-get install $(DEB_PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+deps:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS)
+
+$(BUILD)/obj/%.o: src/host/%.c $(HEADERS) | $(BUILD)/obj
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcrdyn.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/crdyn: $(BUILD)/obj/main.o $(BUILD)/libcrdyn.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/tap.h $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
+
+$(BUILD)/obj $(BUILD)/tests:
+	mkdir -p $@
+
+test: all $(TESTS)
+	@sh tests/run.sh $(BUILD)
+
+info:
+	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu"; \
+	for f in $(DEP_FILES); do [ -e $$f ] && echo "found $$f" || echo "MISSING $$f"; done
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,361 @@
+/* crdyn: the co-rotational frame of a quad and the map from the element's
+ * global variables u_G to its local variables u_L (seed eqs 1-10, 45;
+ * THEORY.md §3).
+ *
+ * Frame (eqs 3-4): a = v13/|v13|, b = v24/|v24| (unit diagonals),
+ *   e_x = (a-b)/|a-b|, e_y = (a+b)/|a+b|, e_z = e_x x e_y,   R = [e_x e_y e_z]^T.
+ * e_x and e_y are orthogonal because |a| = |b|.  The frame depends on the
+ * translations only through s = (v13, v24) = (x3 - x1, x4 - x2).
+ *
+ * DATA LAYOUT: u_G[5*j + 0..2] = d_j, u_G[5*j + 3..4] = (p_n, p_m) of node j;
+ * u_L as in shell_q4.h.  T = du_L/du_G (20x20 row-major).
+ *
+ * Derivatives (normalisation y = x/r): dy/dx = (I - y y^T)/r and, contracted
+ * with a co-vector lam,  sum_k lam_k d2y_k/dx dx =
+ *   -(lam y^T + y lam^T + (lam.y)(I - 3 y y^T)) / r^2          (crd_cr_hnorm)
+ * (differentiate (delta_ki - y_k y_i)/r once more).  With
+ *   phi(u_G) = f . u_L(u_G) = sum_k e_k . g_k,
+ *   g_x = sum_i f_tx,i x_i + f_rx,i p_i, g_y likewise, g_z = sum_i f_tz,i x_i
+ * (x_i = X_i - X_1,0 current), the second term of K_G is the Hessian of phi at
+ * fixed f: d2 e_k/ds2 through the chain s -> (a,b) -> (e_x,e_y) -> e_z
+ * (crd_cr_frame_hessian), the cross terms de_k/ds x dg_k/du_G, and
+ * e_k . d2g_k/dn2 (the director second derivatives of eq 29). */
+#ifndef CRDYN_CR_FRAME_H
+#define CRDYN_CR_FRAME_H
+
+#include "crdyn/crd_hd.h"
+#include "crdyn/director.h"
+#include "crdyn/shell_q4.h"
+
+typedef struct crd_cr_frame {
+  double e[3][3];          /* e_x, e_y, e_z (rows of R) */
+  double a[3], b[3];       /* unit diagonals */
+  double r13, r24, rx, ry; /* |v13|, |v24|, |a-b|, |a+b| */
+  double J[3][18];         /* d e_k / d s, 3x6 row-major, s = (v13, v24) */
+} crd_cr_frame;
+
+/* P = (I - y y^T)/r (3x3). */
+CRD_HD void crd_cr_proj(const double *y, double r, double *P)
+{
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) P[3 * i + j] = ((i == j ? 1.0 : 0.0) - y[i] * y[j]) / r;
+}
+
+/* H += sum_k lam_k d2y_k/dxdx for y = x/|x| (see header). 3x3 into a ld-strided block. */
+CRD_HD void crd_cr_hnorm(const double *lam, const double *y, double r, double *H, int ld)
+{
+  double ly = crd_dot3(lam, y), c = -1.0 / (r * r);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      H[ld * i + j] += c * (lam[i] * y[j] + y[i] * lam[j] +
+                            ly * ((i == j ? 1.0 : 0.0) - 3.0 * y[i] * y[j]));
+}
+
+/* Frame of a quad from its current nodal positions x (12), with derivatives
+ * when J is wanted (always computed here: cheap). */
+CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
+{
+  double v13[3], v24[3];
+  for (int c = 0; c < 3; ++c) {
+    v13[c] = x[6 + c] - x[c];
+    v24[c] = x[9 + c] - x[3 + c];
+  }
+  F->r13 = crd_norm3(v13);
+  F->r24 = crd_norm3(v24);
+  double qx[3], qy[3];
+  for (int c = 0; c < 3; ++c) {
+    F->a[c] = v13[c] / F->r13;
+    F->b[c] = v24[c] / F->r24;
+    qx[c] = F->a[c] - F->b[c];
+    qy[c] = F->a[c] + F->b[c];
+  }
+  F->rx = crd_norm3(qx);
+  F->ry = crd_norm3(qy);
+  for (int c = 0; c < 3; ++c) {
+    F->e[0][c] = qx[c] / F->rx;
+    F->e[1][c] = qy[c] / F->ry;
+  }
+  crd_cross3(F->e[0], F->e[1], F->e[2]);
+  double Pa[9], Pb[9], Mx[9], My[9];
+  crd_cr_proj(F->a, F->r13, Pa);
+  crd_cr_proj(F->b, F->r24, Pb);
+  crd_cr_proj(F->e[0], F->rx, Mx);
+  crd_cr_proj(F->e[1], F->ry, My);
+  /* J_x = [Mx Pa, -Mx Pb], J_y = [My Pa, My Pb] */
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double xa = 0, xb = 0, ya = 0, yb = 0;
+      for (int c = 0; c < 3; ++c) {
+        xa += Mx[3 * i + c] * Pa[3 * c + j];
+        xb += Mx[3 * i + c] * Pb[3 * c + j];
+        ya += My[3 * i + c] * Pa[3 * c + j];
+        yb += My[3 * i + c] * Pb[3 * c + j];
+      }
+      F->J[0][6 * i + j] = xa;
+      F->J[0][6 * i + 3 + j] = -xb;
+      F->J[1][6 * i + j] = ya;
+      F->J[1][6 * i + 3 + j] = yb;
+    }
+  /* d e_z = d e_x x e_y + e_x x d e_y */
+  for (int col = 0; col < 6; ++col) {
+    double dx[3], dy[3], c1[3], c2[3];
+    for (int i = 0; i < 3; ++i) {
+      dx[i] = F->J[0][6 * i + col];
+      dy[i] = F->J[1][6 * i + col];
+    }
+    crd_cross3(dx, F->e[1], c1);
+    crd_cross3(F->e[0], dy, c2);
+    for (int i = 0; i < 3; ++i) F->J[2][6 * i + col] = c1[i] + c2[i];
+  }
+}
+
+/* Hs (6x6 over s) += sum_k lam_k . d2 e_k / ds2. */
+CRD_HD void crd_cr_frame_hessian(const crd_cr_frame *F, const double lam[3][3], double *Hs)
+{
+  double lx[3], ly[3], t[3];
+  /* e_z = e_x x e_y: lam_z . (e_x x e_y) passes lam_z x ... to e_x and e_y */
+  crd_cross3(F->e[1], lam[2], t);
+  for (int c = 0; c < 3; ++c) lx[c] = lam[0][c] + t[c];
+  crd_cross3(lam[2], F->e[0], t);
+  for (int c = 0; c < 3; ++c) ly[c] = lam[1][c] + t[c];
+  /* bilinear term: d2/de_x de_y of lam_z.(e_x x e_y) = B, B_ij = eps_ijk lam_z,k */
+  double B[9] = {0.0, lam[2][2], -lam[2][1], -lam[2][2], 0.0, lam[2][0], lam[2][1], -lam[2][0], 0.0};
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 6; ++c) {
+      double v = 0.0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          v += F->J[0][6 * i + r] * B[3 * i + j] * F->J[1][6 * j + c] +
+               F->J[1][6 * i + r] * B[3 * j + i] * F->J[0][6 * j + c];
+      Hs[6 * r + c] += v;
+    }
+  /* normalisations e_x = N(a-b), e_y = N(a+b), in (a, b) space */
+  double Hx[9] = {0}, Hy[9] = {0};
+  crd_cr_hnorm(lx, F->e[0], F->rx, Hx, 3);
+  crd_cr_hnorm(ly, F->e[1], F->ry, Hy, 3);
+  double Hab[36];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Hab[6 * i + j] = Hx[3 * i + j] + Hy[3 * i + j];
+      Hab[6 * i + 3 + j] = -Hx[3 * i + j] + Hy[3 * i + j];
+      Hab[6 * (i + 3) + j] = -Hx[3 * i + j] + Hy[3 * i + j];
+      Hab[6 * (i + 3) + 3 + j] = Hx[3 * i + j] + Hy[3 * i + j];
+    }
+  double Pa[9], Pb[9], Mx[9], My[9];
+  crd_cr_proj(F->a, F->r13, Pa);
+  crd_cr_proj(F->b, F->r24, Pb);
+  crd_cr_proj(F->e[0], F->rx, Mx);
+  crd_cr_proj(F->e[1], F->ry, My);
+  /* Hs += diag(Pa,Pb) Hab diag(Pa,Pb) (P symmetric) */
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 6; ++c) {
+      const double *Pr = (r < 3) ? Pa : Pb, *Pc = (c < 3) ? Pa : Pb;
+      int ri = r % 3, ci = c % 3, ro = (r < 3) ? 0 : 3, co = (c < 3) ? 0 : 3;
+      double v = 0.0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) v += Pr[3 * i + ri] * Hab[6 * (ro + i) + co + j] * Pc[3 * j + ci];
+      Hs[6 * r + c] += v;
+    }
+  /* a = N(v13), b = N(v24) with the co-vectors pulled back to a and b */
+  double mua[3], mub[3];
+  for (int i = 0; i < 3; ++i) {
+    double mx = 0, my = 0;
+    for (int c = 0; c < 3; ++c) {
+      mx += Mx[3 * i + c] * lx[c];
+      my += My[3 * i + c] * ly[c];
+    }
+    mua[i] = mx + my;
+    mub[i] = -mx + my;
+  }
+  crd_cr_hnorm(mua, F->a, F->r13, Hs, 6);
+  crd_cr_hnorm(mub, F->b, F->r24, Hs + 21, 6);
+}
+
+/* Node j's translation moves s by sign * d_j in block blk (v13 or v24). */
+CRD_HD void crd_cr_sblock(int j, int *blk, double *sgn)
+{
+  *blk = (j == 0 || j == 2) ? 0 : 1;
+  *sgn = (j < 2) ? -1.0 : 1.0;
+}
+
+/* dE[k][j] (3x3, [c][alpha]) = d e_k,c / d d_j,alpha. */
+CRD_HD void crd_cr_dE(const crd_cr_frame *F, int k, int j, double *dE)
+{
+  int blk;
+  double sg;
+  crd_cr_sblock(j, &blk, &sg);
+  for (int c = 0; c < 3; ++c)
+    for (int al = 0; al < 3; ++al) dE[3 * c + al] = sg * F->J[k][6 * c + 3 * blk + al];
+}
+
+/* Local variables q (20) from the element's initial and current state.
+ * X0, d, p0, p: 12 each (node-major).  xl0 (12) out: initial local coords. */
+CRD_HD void crd_q4_local_vars(const double *X0, const double *d, const double *p0,
+                              const double *p, crd_cr_frame *F, double *xl0, double *q)
+{
+  crd_cr_frame F0;
+  crd_cr_frame_build(X0, &F0);
+  double x[12];
+  for (int a = 0; a < 12; ++a) x[a] = X0[a] + d[a];
+  crd_cr_frame_build(x, F);
+  for (int i = 0; i < 4; ++i) {
+    double v0[3], xi[3];
+    for (int c = 0; c < 3; ++c) {
+      v0[c] = X0[3 * i + c] - X0[c];
+      xi[c] = x[3 * i + c] - X0[c];
+    }
+    for (int k = 0; k < 3; ++k) {
+      xl0[3 * i + k] = crd_dot3(F0.e[k], v0);
+      q[5 * i + k] = crd_dot3(F->e[k], xi) - xl0[3 * i + k];   /* eq 8 */
+    }
+    for (int k = 0; k < 2; ++k)
+      q[5 * i + 3 + k] = crd_dot3(F->e[k], p + 3 * i) - crd_dot3(F0.e[k], p0 + 3 * i); /* eq 9-10 */
+  }
+}
+
+/* T = du_L/du_G (20x20) at the current state; l[i]: dependent component of node i. */
+CRD_HD void crd_q4_transform(const crd_cr_frame *F, const double *X0, const double *d,
+                             const double *p, const int *l, double *T)
+{
+  for (int a = 0; a < 400; ++a) T[a] = 0.0;
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 3; ++k) {
+      double dE[9];
+      crd_cr_dE(F, k, j, dE);
+      for (int i = 0; i < 4; ++i) {
+        double xi[3];
+        for (int c = 0; c < 3; ++c) xi[c] = X0[3 * i + c] + d[3 * i + c] - X0[c];
+        for (int al = 0; al < 3; ++al) {
+          double v = (i == j) ? F->e[k][al] : 0.0, w = 0.0;
+          for (int c = 0; c < 3; ++c) {
+            v += xi[c] * dE[3 * c + al];
+            w += p[3 * i + c] * dE[3 * c + al];
+          }
+          T[20 * (5 * i + k) + 5 * j + al] = v;
+          if (k < 2) T[20 * (5 * i + 3 + k) + 5 * j + al] = w;
+        }
+      }
+    }
+  for (int i = 0; i < 4; ++i) {
+    double A1[6];
+    crd_dir_A1(p + 3 * i, l[i], A1);
+    for (int k = 0; k < 2; ++k)
+      for (int be = 0; be < 2; ++be)
+        T[20 * (5 * i + 3 + k) + 5 * i + 3 + be] =
+            F->e[k][0] * A1[be] + F->e[k][1] * A1[2 + be] + F->e[k][2] * A1[4 + be];
+  }
+}
+
+/* H += sum_a f_a d2 u_L,a / du_G2 (20x20, symmetric). */
+CRD_HD void crd_q4_transform_hessian(const crd_cr_frame *F, const double *X0, const double *d,
+                                     const double *p, const int *l, const double *f, double *H)
+{
+  double xs[12];
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) xs[3 * i + c] = X0[3 * i + c] + d[3 * i + c] - X0[c];
+  double lam[3][3];
+  for (int k = 0; k < 3; ++k)
+    for (int c = 0; c < 3; ++c) {
+      double v = 0.0;
+      for (int i = 0; i < 4; ++i) {
+        v += f[5 * i + k] * xs[3 * i + c];
+        if (k < 2) v += f[5 * i + 3 + k] * p[3 * i + c];
+      }
+      lam[k][c] = v;
+    }
+  double Hs[36];
+  for (int a = 0; a < 36; ++a) Hs[a] = 0.0;
+  crd_cr_frame_hessian(F, lam, Hs);
+  for (int j = 0; j < 4; ++j) {
+    int bj, bl;
+    double sj, sl;
+    crd_cr_sblock(j, &bj, &sj);
+    for (int m = 0; m < 4; ++m) {
+      crd_cr_sblock(m, &bl, &sl);
+      for (int al = 0; al < 3; ++al)
+        for (int be = 0; be < 3; ++be)
+          H[20 * (5 * j + al) + 5 * m + be] += sj * sl * Hs[6 * (3 * bj + al) + 3 * bl + be];
+    }
+  }
+  /* cross terms de_k/dd_j . dg_k/du_G and their transposes */
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 3; ++k) {
+      double dE[9];
+      crd_cr_dE(F, k, j, dE);
+      for (int i = 0; i < 4; ++i) {
+        double ft = f[5 * i + k];
+        for (int al = 0; al < 3; ++al)
+          for (int be = 0; be < 3; ++be) {
+            double v = ft * dE[3 * be + al];
+            H[20 * (5 * j + al) + 5 * i + be] += v;
+            H[20 * (5 * i + be) + 5 * j + al] += v;
+          }
+        if (k == 2) continue;
+        double fr = f[5 * i + 3 + k], A1[6];
+        crd_dir_A1(p + 3 * i, l[i], A1);
+        for (int al = 0; al < 3; ++al)
+          for (int be = 0; be < 2; ++be) {
+            double v = 0.0;
+            for (int c = 0; c < 3; ++c) v += dE[3 * c + al] * A1[2 * c + be];
+            v *= fr;
+            H[20 * (5 * j + al) + 5 * i + 3 + be] += v;
+            H[20 * (5 * i + 3 + be) + 5 * j + al] += v;
+          }
+      }
+    }
+  /* director curvature: e_k . d2 p_i / dn2 (only component l is curved) */
+  for (int i = 0; i < 4; ++i) {
+    double Hp[3];
+    crd_dir_H(p + 3 * i, l[i], Hp);
+    double c = f[5 * i + 3] * F->e[0][l[i]] + f[5 * i + 4] * F->e[1][l[i]];
+    int r = 5 * i + 3;
+    H[20 * r + r] += c * Hp[0];
+    H[20 * r + r + 1] += c * Hp[1];
+    H[20 * (r + 1) + r] += c * Hp[1];
+    H[20 * (r + 1) + r + 1] += c * Hp[2];
+  }
+}
+
+/* The element in global variables: strain energy (returned), f_G = T^T f and
+ * K_G = T^T k T + sum f_a d2u_L,a/du_G2.  fG or KG may be NULL.  *min_det: the
+ * smallest Gauss-point det J of the initial geometry (<= 0: bad element). */
+CRD_HD double crd_q4_global(const double *X0, const double *p0, const double *d, const double *p,
+                            const int *l, const crd_q4_mat *mt, double *fG, double *KG,
+                            double *min_det)
+{
+  crd_cr_frame F;
+  double xl0[12], q[20], f[20], k[400], T[400];
+  crd_q4_local_vars(X0, d, p0, p, &F, xl0, q);
+  double U = crd_q4_local(xl0, q, mt, f, KG ? k : 0, min_det);
+  if (!fG && !KG) return U;
+  crd_q4_transform(&F, X0, d, p, l, T);
+  if (fG)
+    for (int b = 0; b < 20; ++b) {
+      double v = 0.0;
+      for (int a = 0; a < 20; ++a) v += T[20 * a + b] * f[a];
+      fG[b] = v;
+    }
+  if (KG) {
+    double kT[400]; /* k T */
+    for (int a = 0; a < 20; ++a)
+      for (int b = 0; b < 20; ++b) {
+        double v = 0.0;
+        for (int c = 0; c < 20; ++c) v += k[20 * a + c] * T[20 * c + b];
+        kT[20 * a + b] = v;
+      }
+    for (int a = 0; a < 20; ++a)
+      for (int b = a; b < 20; ++b) {
+        double v = 0.0;
+        for (int c = 0; c < 20; ++c) v += T[20 * c + a] * kT[20 * c + b];
+        KG[20 * a + b] = v;
+      }
+    for (int a = 0; a < 20; ++a)
+      for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
+    crd_q4_transform_hessian(&F, X0, d, p, l, f, KG);
+    for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
+      for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
+  }
+  return U;
+}
+
+#endif

@@ -1,0 +1,47 @@
+/* crdyn: prelude for code shared by the host (gcc), CUDA (nvcc) and OpenCL C.
+ *
+ * Rules of the shared subset (STYLE.md §3): no malloc, globals, function
+ * pointers, recursion, VLAs, restrict, designated initializers or compound
+ * literals; pure math on private fixed-size arrays. */
+#ifndef CRDYN_CRD_HD_H
+#define CRDYN_CRD_HD_H
+
+#if defined(__OPENCL_VERSION__)
+#  define CRD_HD
+#  define CRD_GLOBAL __global
+#  define CRD_LOCAL __local
+#  define CRD_TID ((int)get_local_id(0))
+#  define CRD_NTID ((int)get_local_size(0))
+#  define CRD_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#  include <math.h>
+#  define CRD_GLOBAL
+#  define CRD_LOCAL
+#  if defined(__CUDACC__)
+#    define CRD_HD static inline __host__ __device__
+#  else
+#    define CRD_HD static inline
+#  endif
+#  if defined(__CUDA_ARCH__)
+#    define CRD_TID ((int)threadIdx.x)
+#    define CRD_NTID ((int)blockDim.x)
+#    define CRD_SYNC() __syncthreads()
+#  else
+#    define CRD_TID 0
+#    define CRD_NTID 1
+#    define CRD_SYNC() ((void)0)
+#  endif
+#endif
+#define CRD_FOREACH_THREAD(t, n) for (int t = CRD_TID; t < (n); t += CRD_NTID)
+
+/* small vector helpers */
+CRD_HD double crd_dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+CRD_HD double crd_norm3(const double *a) { return sqrt(crd_dot3(a, a)); }
+CRD_HD void crd_cross3(const double *a, const double *b, double *c)
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+#endif

@@ -1,0 +1,225 @@
+/* crdyn: the 4-node shell in its co-rotational element frame (seed eqs 6-17,
+ * THEORY.md §1-2).  Pure functions on private arrays, shared by all backends.
+ *
+ * DATA LAYOUT
+ *   xl0[3*i+c]  initial local coordinates of node i (x, y, z; z != 0 when warped),
+ *               node 0 at the origin (eq 7);
+ *   q[5*i+a]    local variables relative to the initial state:
+ *               a = 0,1,2: t_i = (u, v, w) (eq 8); a = 3,4: r_i,xy - r_i0,xy (eq 10);
+ *   f[20], k[20*20] row-major, symmetric.
+ *   Natural coordinates of the nodes: (-1,-1) (1,-1) (1,1) (-1,1).
+ *
+ * Strains at a point, shallow shell (THEORY.md §2), engineering shear:
+ *   membrane  e = (u,x + z0,x w,x + w,x^2/2,  v,y + z0,y w,y + w,y^2/2,
+ *                  u,y + v,x + z0,x w,y + z0,y w,x + w,x w,y)
+ *   bending   chi = (dr_x,x, dr_y,y, dr_x,y + dr_y,x)       with dr = r - r0
+ *   shear     gamma = (w,x + dr_x, w,y + dr_y), MITC4 assumed (Bathe-Dvorkin
+ *             1985): covariant g_xi tied at (0,-1),(0,1), g_eta at (-1,0),(1,0),
+ *             g_a = w,a + x0,a . dr  (a = xi, eta), gamma = J^-1 (g_xi, g_eta).
+ * The membrane is displacement based (2x2 Gauss): it passes the membrane patch
+ * test on distorted meshes, which the assumed membrane schemes tied along
+ * edges do not (their tied covariant strain is quadratic in the edge
+ * coordinate on a distorted quad).
+ * e is quadratic in q (through w only), chi and gamma linear, so
+ *   U = sum_gp wJ/2 (e.A e + chi.D chi + gamma.S gamma),
+ *   f = dU/dq = sum wJ (Bm^T A e + Bb^T D chi + Bs^T S gamma)        (eq 16)
+ *   k = d2U/dq2 = sum wJ (Bm^T A Bm + Bb^T D Bb + Bs^T S Bs + sum_c N_c H_c)  (eq 17)
+ * with A = h D1, D = h^3/12 D1, S = 5/6 h G I, N = A e and H_c the constant
+ * Hessians of e_c in the w block: k is the exact Hessian, hence symmetric. */
+#ifndef CRDYN_SHELL_Q4_H
+#define CRDYN_SHELL_Q4_H
+
+#include "crdyn/crd_hd.h"
+
+#define CRD_Q4_NDOF 20
+#define CRD_Q4_NGP 4
+
+typedef struct crd_q4_mat {
+  double E, nu, h;
+} crd_q4_mat;
+
+/* Shape functions and natural derivatives at (xi, eta). */
+CRD_HD void crd_q4_shape(double xi, double eta, double *N, double *Nxi, double *Neta)
+{
+  const double xs[4] = {-1.0, 1.0, 1.0, -1.0}, ys[4] = {-1.0, -1.0, 1.0, 1.0};
+  for (int i = 0; i < 4; ++i) {
+    N[i] = 0.25 * (1.0 + xs[i] * xi) * (1.0 + ys[i] * eta);
+    Nxi[i] = 0.25 * xs[i] * (1.0 + ys[i] * eta);
+    Neta[i] = 0.25 * ys[i] * (1.0 + xs[i] * xi);
+  }
+}
+
+/* Jacobian J[a][alpha] = d x_alpha / d xi_a of the projected (x, y) geometry;
+ * returns det J. */
+CRD_HD double crd_q4_jac(const double *xl0, const double *Nxi, const double *Neta, double *J)
+{
+  J[0] = J[1] = J[2] = J[3] = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    J[0] += Nxi[i] * xl0[3 * i];
+    J[1] += Nxi[i] * xl0[3 * i + 1];
+    J[2] += Neta[i] * xl0[3 * i];
+    J[3] += Neta[i] * xl0[3 * i + 1];
+  }
+  return J[0] * J[3] - J[1] * J[2];
+}
+
+/* Constitutive blocks: A (membrane, 3x3), D (bending, 3x3), s (shear modulus x h x 5/6). */
+CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, double *s)
+{
+  double c = mt->E / (1.0 - mt->nu * mt->nu);
+  double D1[9] = {c, c * mt->nu, 0.0, c * mt->nu, c, 0.0, 0.0, 0.0, c * 0.5 * (1.0 - mt->nu)};
+  double h = mt->h, h3 = h * h * h / 12.0;
+  for (int i = 0; i < 9; ++i) {
+    A[i] = h * D1[i];
+    D[i] = h3 * D1[i];
+  }
+  *s = 5.0 / 6.0 * h * mt->E / (2.0 * (1.0 + mt->nu));
+}
+
+/* The strain operators at Gauss point (xi, eta) of the element.
+ * Outputs: Bm (3x20, at state q), Bb (3x20), Bs (2x20), membrane strains e,
+ * bending chi, shear g, the membrane Hessian factors dNx, dNy (4 each: the
+ * w-block Hessians are Hxx = dNx dNx^T, Hyy = dNy dNy^T, Hxy = dNx dNy^T +
+ * dNy dNx^T) and det J. */
+CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double xi, double eta,
+                                double *Bm, double *Bb, double *Bs, double *e, double *chi,
+                                double *g, double *dNx, double *dNy)
+{
+  double N[4], Nxi[4], Neta[4], J[4];
+  crd_q4_shape(xi, eta, N, Nxi, Neta);
+  double det = crd_q4_jac(xl0, Nxi, Neta, J);
+  double Gi[4] = {J[3] / det, -J[1] / det, -J[2] / det, J[0] / det}; /* J^-1 */
+  double z0x = 0, z0y = 0, wx = 0, wy = 0;
+  for (int i = 0; i < 4; ++i) {
+    dNx[i] = Gi[0] * Nxi[i] + Gi[1] * Neta[i];
+    dNy[i] = Gi[2] * Nxi[i] + Gi[3] * Neta[i];
+    z0x += dNx[i] * xl0[3 * i + 2];
+    z0y += dNy[i] * xl0[3 * i + 2];
+    wx += dNx[i] * q[5 * i + 2];
+    wy += dNy[i] * q[5 * i + 2];
+  }
+  for (int a = 0; a < 60; ++a) Bm[a] = Bb[a] = 0.0;
+  for (int a = 0; a < 40; ++a) Bs[a] = 0.0;
+  double sx = z0x + wx, sy = z0y + wy;
+  for (int i = 0; i < 4; ++i) {
+    int c = 5 * i;
+    Bm[c] = dNx[i];
+    Bm[20 + c + 1] = dNy[i];
+    Bm[40 + c] = dNy[i];
+    Bm[40 + c + 1] = dNx[i];
+    Bm[c + 2] = sx * dNx[i];
+    Bm[20 + c + 2] = sy * dNy[i];
+    Bm[40 + c + 2] = sx * dNy[i] + sy * dNx[i];
+    Bb[c + 3] = dNx[i];
+    Bb[20 + c + 4] = dNy[i];
+    Bb[40 + c + 3] = dNy[i];
+    Bb[40 + c + 4] = dNx[i];
+  }
+  double ux = 0, vy = 0, uy = 0, vx = 0;
+  for (int i = 0; i < 4; ++i) {
+    ux += dNx[i] * q[5 * i];
+    uy += dNy[i] * q[5 * i];
+    vx += dNx[i] * q[5 * i + 1];
+    vy += dNy[i] * q[5 * i + 1];
+  }
+  e[0] = ux + z0x * wx + 0.5 * wx * wx;
+  e[1] = vy + z0y * wy + 0.5 * wy * wy;
+  e[2] = uy + vx + z0x * wy + z0y * wx + wx * wy;
+  chi[0] = chi[1] = chi[2] = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    chi[0] += dNx[i] * q[5 * i + 3];
+    chi[1] += dNy[i] * q[5 * i + 4];
+    chi[2] += dNy[i] * q[5 * i + 3] + dNx[i] * q[5 * i + 4];
+  }
+  /* MITC4 transverse shear: covariant rows at the four tying points. */
+  const double tp[8] = {0.0, -1.0, 0.0, 1.0, -1.0, 0.0, 1.0, 0.0}; /* A B (xi) C D (eta) */
+  double Bc[4][20];
+  for (int t = 0; t < 4; ++t) {
+    double Nt[4], Ntxi[4], Nteta[4], Jt[4];
+    crd_q4_shape(tp[2 * t], tp[2 * t + 1], Nt, Ntxi, Nteta);
+    crd_q4_jac(xl0, Ntxi, Nteta, Jt);
+    const double *Nd = (t < 2) ? Ntxi : Nteta;
+    double ax = (t < 2) ? Jt[0] : Jt[2], ay = (t < 2) ? Jt[1] : Jt[3];
+    for (int a = 0; a < 20; ++a) Bc[t][a] = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      Bc[t][5 * i + 2] = Nd[i];
+      Bc[t][5 * i + 3] = ax * Nt[i];
+      Bc[t][5 * i + 4] = ay * Nt[i];
+    }
+  }
+  double wA = 0.5 * (1.0 - eta), wB = 0.5 * (1.0 + eta), wC = 0.5 * (1.0 - xi), wD = 0.5 * (1.0 + xi);
+  for (int a = 0; a < 20; ++a) {
+    double gxi = wA * Bc[0][a] + wB * Bc[1][a];
+    double geta = wC * Bc[2][a] + wD * Bc[3][a];
+    Bs[a] = Gi[0] * gxi + Gi[1] * geta;
+    Bs[20 + a] = Gi[2] * gxi + Gi[3] * geta;
+  }
+  g[0] = g[1] = 0.0;
+  for (int a = 0; a < 20; ++a) {
+    g[0] += Bs[a] * q[a];
+    g[1] += Bs[20 + a] * q[a];
+  }
+  return det;
+}
+
+/* Strain energy, f (20) and k (20x20) in the element frame.  f or k may be
+ * NULL.  Returns the energy; *min_det gets the smallest Gauss-point det J
+ * (<= 0: inverted or degenerate element). */
+CRD_HD double crd_q4_local(const double *xl0, const double *q, const crd_q4_mat *mt, double *f,
+                           double *k, double *min_det)
+{
+  double A[9], D[9], s;
+  crd_q4_constitutive(mt, A, D, &s);
+  const double gp = 0.57735026918962576451;
+  double U = 0.0;
+  if (f) for (int a = 0; a < 20; ++a) f[a] = 0.0;
+  if (k) for (int a = 0; a < 400; ++a) k[a] = 0.0;
+  *min_det = 1e300;
+  for (int ig = 0; ig < 4; ++ig) {
+    double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
+    double Bm[60], Bb[60], Bs[40], e[3], chi[3], g[2], dNx[4], dNy[4];
+    double det = crd_q4_gp_strains(xl0, q, xi, eta, Bm, Bb, Bs, e, chi, g, dNx, dNy);
+    if (det < *min_det) *min_det = det;
+    double Nm[3], Mb[3], Q[2];
+    for (int r = 0; r < 3; ++r) {
+      Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
+      Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
+    }
+    Q[0] = s * g[0];
+    Q[1] = s * g[1];
+    U += 0.5 * det * (Nm[0] * e[0] + Nm[1] * e[1] + Nm[2] * e[2] + Mb[0] * chi[0] +
+                      Mb[1] * chi[1] + Mb[2] * chi[2] + Q[0] * g[0] + Q[1] * g[1]);
+    if (f)
+      for (int a = 0; a < 20; ++a)
+        f[a] += det * (Bm[a] * Nm[0] + Bm[20 + a] * Nm[1] + Bm[40 + a] * Nm[2] + Bb[a] * Mb[0] +
+                       Bb[20 + a] * Mb[1] + Bb[40 + a] * Mb[2] + Bs[a] * Q[0] + Bs[20 + a] * Q[1]);
+    if (!k) continue;
+    double ABm[60], DBb[60];
+    for (int r = 0; r < 3; ++r)
+      for (int a = 0; a < 20; ++a) {
+        ABm[20 * r + a] = A[3 * r] * Bm[a] + A[3 * r + 1] * Bm[20 + a] + A[3 * r + 2] * Bm[40 + a];
+        DBb[20 * r + a] = D[3 * r] * Bb[a] + D[3 * r + 1] * Bb[20 + a] + D[3 * r + 2] * Bb[40 + a];
+      }
+    for (int a = 0; a < 20; ++a)
+      for (int b = a; b < 20; ++b) {
+        double v = Bm[a] * ABm[b] + Bm[20 + a] * ABm[20 + b] + Bm[40 + a] * ABm[40 + b] +
+                   Bb[a] * DBb[b] + Bb[20 + a] * DBb[20 + b] + Bb[40 + a] * DBb[40 + b] +
+                   s * (Bs[a] * Bs[b] + Bs[20 + a] * Bs[20 + b]);
+        k[20 * a + b] += det * v;
+      }
+    /* geometric (membrane) part in the w-w block */
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double v = Nm[0] * dNx[i] * dNx[j] + Nm[1] * dNy[i] * dNy[j] +
+                   Nm[2] * (dNx[i] * dNy[j] + dNy[i] * dNx[j]);
+        int a = 5 * i + 2, b = 5 * j + 2;
+        if (a <= b) k[20 * a + b] += det * v;
+      }
+  }
+  if (k)
+    for (int a = 0; a < 20; ++a)
+      for (int b = 0; b < a; ++b) k[20 * a + b] = k[20 * b + a];
+  return U;
+}
+
+#endif

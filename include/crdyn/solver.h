@@ -1,0 +1,35 @@
+/* crdyn: sparse symmetric positive definite solvers behind one interface.
+ *
+ * analyse once per pattern (ordering, symbolic factorization), factorize per
+ * new values (Newton iteration), solve any number of right-hand sides.
+ * Implementations: "cholmod" (host, supernodal).  Device solvers (cuDSS,
+ * cuSOLVER csrchol) implement the same ops. */
+#ifndef CRDYN_SOLVER_H
+#define CRDYN_SOLVER_H
+
+#include "crdyn/sparse.h"
+
+typedef struct crd_solver crd_solver;
+
+typedef struct crd_solver_stats {
+  double analyse_s, factor_s, solve_s;   /* accumulated wall time */
+  int nanalyse, nfactor, nsolve;
+  double nnz_factor;                     /* entries of L */
+  double flops_factor;                   /* flops of one numeric factorization */
+} crd_solver_stats;
+
+/* name: "cholmod" (or "auto"/NULL for the default). */
+int crd_solver_create(const char *name, crd_solver **s);
+int crd_solver_analyse(crd_solver *s, const crd_csr *A);
+/* Returns CRD_WARN_NOT_POSDEF (message names the equation) when a pivot is
+ * not positive: the caller decides (cut the step, report a singular model). */
+int crd_solver_factorize(crd_solver *s, const crd_csr *A);
+/* x = A^{-1} b (x and b may alias). */
+int crd_solver_solve(crd_solver *s, const double *b, double *x);
+/* Number of negative pivots of the last factorization attempt when the
+ * backend can tell (LDL^T), else -1. */
+const crd_solver_stats *crd_solver_get_stats(const crd_solver *s);
+const char *crd_solver_name(const crd_solver *s);
+void crd_solver_destroy(crd_solver **s);
+
+#endif
