@@ -28,6 +28,10 @@ int crd_solver_factorize(crd_solver *s, const crd_csr *A);
 int crd_solver_solve(crd_solver *s, const double *b, double *x);
 /* Number of negative pivots of the last factorization attempt when the
  * backend can tell (LDL^T), else -1. */
+int crd_solver_neg_pivots(const crd_solver *s);
+/* The equation (0-based, the caller's numbering) of the non-positive pivot
+ * of the last factorization attempt, or -1 when it succeeded (or none ran). */
+int crd_solver_failed_equation(const crd_solver *s);
 const crd_solver_stats *crd_solver_get_stats(const crd_solver *s);
 const char *crd_solver_name(const crd_solver *s);
 void crd_solver_destroy(crd_solver **s);

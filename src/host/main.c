@@ -1,9 +1,51 @@
-/* crdyn command line (placeholder until the driver lands). */
+/* crdyn command line: run | check | devices, --help, --version. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "crdyn/error.h"
+#include "crdyn/run.h"
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: crdyn run CASE [--out DIR] [--backend cpu|auto] [--threads N] [--quiet]\n"
+          "       crdyn check CASE      validate a case and print the model summary\n"
+          "       crdyn --help | --version\n"
+          "Runs a JSON case (see README.md and CASE_FORMAT.md); writes history.csv, frames/*.vtu,\n"
+          "result.pvd and summary.json in the output folder.\n");
+}
+
 int main(int argc, char **argv)
 {
-  if (argc > 1 && !strcmp(argv[1], "--version")) { puts("crdyn 0.1.0"); return 0; }
-  fprintf(stderr, "usage: crdyn run CASE | check CASE | --help | --version\n");
-  return 2;
+  if (argc < 2) { usage(stderr); return 2; }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) { usage(stdout); return 0; }
+  if (!strcmp(argv[1], "--version")) { puts("crdyn 0.1.0"); return 0; }
+  crd_run_opts o;
+  memset(&o, 0, sizeof o);
+  if (!strcmp(argv[1], "run")) ;
+  else if (!strcmp(argv[1], "check")) o.check_only = 1;
+  else { fprintf(stderr, "crdyn: unknown command '%s'\n", argv[1]); usage(stderr); return 2; }
+  for (int i = 2; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
+    else if (!strcmp(a, "--backend") && i + 1 < argc) o.backend = argv[++i];
+    else if (!strcmp(a, "--threads") && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 4096) { fprintf(stderr, "crdyn: --threads needs a positive integer\n"); return 2; }
+      o.threads = (int)v;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o.quiet = 1;
+    else if (a[0] == '-') { fprintf(stderr, "crdyn: unknown option '%s'\n", a); usage(stderr); return 2; }
+    else if (!o.case_path) o.case_path = a;
+    else { fprintf(stderr, "crdyn: more than one case given ('%s')\n", a); return 2; }
+  }
+  if (!o.case_path) { fprintf(stderr, "crdyn: no case file given\n"); usage(stderr); return 2; }
+  int rc = crd_run_case(&o);
+  if (rc) {
+    fprintf(stderr, "crdyn: error: %s\n", crd_err_message());
+    if (getenv("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());
+    return 1;
+  }
+  return 0;
 }

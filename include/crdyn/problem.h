@@ -1,0 +1,73 @@
+/* crdyn: the discrete problem of a shell model: nodal normals, DOFs and
+ * their equations, the state (translations, normals, independent pairs), the
+ * sparse pattern and the assembled internal force and tangent.
+ *
+ * DOFs: 5 per node, slot 0..2 the translations d, slots 3..4 the
+ * independent pair (p_n, p_m) of the unit normal, n < m the two components
+ * other than the dependent one l[i] (director.h).  eq[5*i+s] is the
+ * equation of slot s or -1 when fixed.  The pair of a node whose normal
+ * components are supported is locked (the fixed component must stay
+ * independent); others switch when the dependent component stops being the
+ * largest (with hysteresis), which only changes what slots 3..4 mean. */
+#ifndef CRDYN_PROBLEM_H
+#define CRDYN_PROBLEM_H
+
+#include <stdint.h>
+
+#include "crdyn/model.h"
+#include "crdyn/solver.h"
+#include "crdyn/sparse.h"
+
+typedef struct crd_prescribed {  /* a translation with a prescribed history */
+  int32_t node, comp, support;
+} crd_prescribed;
+
+typedef struct crd_problem {
+  const crd_model *m;
+  int nn, ne, neq;
+  double *p0;                    /* 3*nn initial unit normals (eqs 13-14) */
+  unsigned *fix;                 /* nn: CRD_FIX_* bits from the supports */
+  uint8_t *locked;               /* nn: pair locked by a normal-component support */
+  int32_t *eq;                   /* 5*nn */
+  int32_t *elem_eq;              /* 20*ne */
+  int npres;
+  crd_prescribed *pres;
+  crd_csr *K;
+  int32_t *scatter;              /* ne*210 */
+  crd_solver *solver;
+  int analysed;
+  /* state */
+  double *d, *p;                 /* 3*nn each */
+  int *l;                        /* nn dependent component */
+  /* element buffers (filled by crd_problem_eval) */
+  double *fe, *ke;               /* 20*ne, 210*ne (packed upper) */
+  double *ue;                    /* ne strain energy per element */
+  double fe_norm;                /* sqrt(sum_e |f_e|^2): the scale of f_int round-off */
+  int nthreads;
+} crd_problem;
+
+int crd_problem_create(const crd_model *m, int nthreads, crd_problem **pb);
+void crd_problem_destroy(crd_problem **pb);
+
+/* Evaluate every element at the current state: f_int assembled into F (neq,
+ * fixed DOFs dropped), the tangent into pb->K values when want_K, total
+ * strain energy into *U.  Fails with the element id if an element is
+ * inverted or produces a non-finite value. */
+int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U);
+
+/* Apply an increment du (neq) scaled by s to the state (translations added,
+ * pair components added and the dependent component recomputed). */
+void crd_problem_update(crd_problem *pb, const double *du, double s);
+/* Re-choose independent pairs where the dependent component is no longer
+ * dominant; returns the number of switched nodes. */
+int crd_problem_switch_pairs(crd_problem *pb);
+/* Set prescribed translations to value * factor. */
+void crd_problem_set_prescribed(crd_problem *pb, double t_or_lambda, int is_static);
+
+/* Full nodal vector (6 per node: force, then the moment-like generalized
+ * force on the normal expressed as a global vector) is not needed; helpers: */
+/* Map a 3-vector generalized force g on node i's normal (dW = g . dp) to its
+ * pair equations (A1^T g), added into F. */
+void crd_problem_add_normal_force(const crd_problem *pb, int node, const double *g, double *F);
+
+#endif

@@ -1,0 +1,231 @@
+/* crdyn: external loads (see loads.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/cr_frame.h"
+#include "crdyn/error.h"
+#include "crdyn/loads.h"
+
+struct crd_loads {
+  double *mass;       /* nn: rho h int N_i dA (initial surface) */
+  int32_t *node_elem; /* nn: an element holding the node, and its local index */
+  int8_t *node_loc;
+};
+
+/* int N_i |x,xi x x,eta| dxi deta over the initial element, 2x2 Gauss. */
+static void element_areas(const double *X, double *w)
+{
+  const double g = 0.57735026918962576451;
+  for (int i = 0; i < 4; ++i) w[i] = 0.0;
+  for (int ig = 0; ig < 4; ++ig) {
+    double xi = (ig == 0 || ig == 3) ? -g : g, eta = ig < 2 ? -g : g, N[4], Nx[4], Ne[4], a[3] = {0}, b[3] = {0}, n[3];
+    crd_q4_shape(xi, eta, N, Nx, Ne);
+    for (int i = 0; i < 4; ++i)
+      for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * X[3 * i + c]; b[c] += Ne[i] * X[3 * i + c]; }
+    crd_cross3(a, b, n);
+    double J = crd_norm3(n);
+    for (int i = 0; i < 4; ++i) w[i] += N[i] * J;
+  }
+}
+
+int crd_loads_create(const crd_problem *pb, crd_loads **out)
+{
+  const crd_model *m = pb->m;
+  crd_loads *L;
+  CRD_CALL(CRD_CALLOC(1, &L));
+  if (CRD_CALLOC(pb->nn, &L->mass) || CRD_CALLOC(pb->nn, &L->node_elem) || CRD_CALLOC(pb->nn, &L->node_loc)) {
+    crd_loads_destroy(&L);
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  }
+  for (int e = 0; e < pb->ne; ++e) {
+    double X[12], w[4];
+    for (int a = 0; a < 4; ++a)
+      for (int c = 0; c < 3; ++c) X[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c];
+    element_areas(X, w);
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    for (int a = 0; a < 4; ++a) {
+      int i = m->quads[4 * e + a];
+      L->mass[i] += s->rho * s->thickness * w[a];
+      L->node_elem[i] = e;
+      L->node_loc[i] = (int8_t)a;
+    }
+  }
+  *out = L;
+  return 0;
+}
+
+void crd_loads_destroy(crd_loads **pL)
+{
+  crd_loads *L = *pL;
+  if (!L) return;
+  free(L->mass); free(L->node_elem); free(L->node_loc);
+  free(L);
+  *pL = NULL;
+}
+
+const double *crd_loads_nodal_mass(const crd_loads *L) { return L->mass; }
+
+double crd_loads_factor(const crd_problem *pb, int k, double t, int is_static)
+{
+  return crd_amplitude_eval(&pb->m->loads[k].amp, t, is_static ? t : 1.0);
+}
+
+static void add_trans(const crd_problem *pb, int node, const double *f, double *F)
+{
+  for (int c = 0; c < 3; ++c) {
+    int e = pb->eq[5 * node + c];
+    if (e >= 0) F[e] += f[c];
+  }
+}
+
+/* K[eq_a][eq_b] += v through element e's scatter map (local DOFs a, b). */
+static void add_K(crd_problem *pb, int e, int a, int b, double v)
+{
+  if (a > b) return; /* upper triangle once; callers pass symmetric blocks whole */
+  int32_t pos = pb->scatter[210 * (size_t)e + crd_tri_index(a, b, 20)];
+  if (pos >= 0) pb->K->val[pos] += v;
+}
+
+static void pressure_element(crd_problem *pb, int e, double P, double *F, int want_K)
+{
+  const crd_model *m = pb->m;
+  const double g = 0.57735026918962576451;
+  double X[12], f[12] = {0}, Kp[144] = {0};
+  for (int a = 0; a < 4; ++a)
+    for (int c = 0; c < 3; ++c) X[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c] + pb->d[3 * m->quads[4 * e + a] + c];
+  for (int ig = 0; ig < 4; ++ig) {
+    double xi = (ig == 0 || ig == 3) ? -g : g, eta = ig < 2 ? -g : g, N[4], Nx[4], Ne[4], a[3] = {0}, b[3] = {0}, n[3];
+    crd_q4_shape(xi, eta, N, Nx, Ne);
+    for (int i = 0; i < 4; ++i)
+      for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * X[3 * i + c]; b[c] += Ne[i] * X[3 * i + c]; }
+    crd_cross3(a, b, n);
+    for (int i = 0; i < 4; ++i)
+      for (int c = 0; c < 3; ++c) f[3 * i + c] += P * N[i] * n[c];
+    if (!want_K) continue;
+    /* df_i/dx_j = P N_i (-Nxi_j [b]x + Neta_j [a]x) */
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double ca = P * N[i] * Ne[j], cb = -P * N[i] * Nx[j];
+        double S[9] = {0, -(ca * a[2] + cb * b[2]), ca * a[1] + cb * b[1],
+                       ca * a[2] + cb * b[2], 0, -(ca * a[0] + cb * b[0]),
+                       -(ca * a[1] + cb * b[1]), ca * a[0] + cb * b[0], 0};
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) Kp[12 * (3 * i + r) + 3 * j + c] += S[3 * r + c];
+      }
+  }
+  for (int a = 0; a < 4; ++a) add_trans(pb, m->quads[4 * e + a], f + 3 * a, F);
+  if (!want_K) return;
+  for (int i = 0; i < 4; ++i)
+    for (int r = 0; r < 3; ++r)
+      for (int j = 0; j < 4; ++j)
+        for (int c = 0; c < 3; ++c) {
+          int A = 3 * i + r, B = 3 * j + c;
+          double v = -0.5 * (Kp[12 * A + B] + Kp[12 * B + A]);
+          add_K(pb, e, 5 * i + r, 5 * j + c, v);
+        }
+}
+
+int crd_loads_assemble(const crd_loads *L, crd_problem *pb, double t, int is_static, double *F, int want_K)
+{
+  const crd_model *m = pb->m;
+  for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
+  for (int k = 0; k < m->nloads; ++k) {
+    const crd_load *ld = &m->loads[k];
+    double fac = crd_loads_factor(pb, k, t, is_static);
+    if (fac == 0.0) continue;
+    const crd_set *set = ld->set >= 0 ? &m->sets[ld->set] : NULL;
+    switch (ld->kind) {
+    case CRD_LOAD_FORCE: {
+      double f[3] = {fac * ld->vec[0], fac * ld->vec[1], fac * ld->vec[2]};
+      for (int j = 0; j < set->nn; ++j) add_trans(pb, set->nodes[j], f, F);
+    } break;
+    case CRD_LOAD_MOMENT:
+      for (int j = 0; j < set->nn; ++j) {
+        int i = set->nodes[j];
+        double M[3] = {fac * ld->vec[0], fac * ld->vec[1], fac * ld->vec[2]}, g[3];
+        crd_cross3(M, pb->p + 3 * i, g);
+        crd_problem_add_normal_force(pb, i, g, F);
+        if (want_K) { /* symmetric part of dF/dn: g_l d2p_l/dn2 */
+          double H[3];
+          crd_dir_H(pb->p + 3 * i, pb->l[i], H);
+          double gl = g[pb->l[i]];
+          int e = L->node_elem[i], a = 5 * L->node_loc[i];
+          add_K(pb, e, a + 3, a + 3, -gl * H[0]);
+          add_K(pb, e, a + 3, a + 4, -gl * H[1]);
+          add_K(pb, e, a + 4, a + 4, -gl * H[2]);
+        }
+      }
+      break;
+    case CRD_LOAD_PRESSURE:
+      if (!set)
+        for (int e = 0; e < pb->ne; ++e) pressure_element(pb, e, fac * ld->pressure, F, want_K);
+      else
+        for (int j = 0; j < set->ne; ++j) pressure_element(pb, set->elems[j], fac * ld->pressure, F, want_K);
+      break;
+    case CRD_LOAD_GRAVITY:
+      for (int i = 0; i < pb->nn; ++i) {
+        double f[3] = {fac * L->mass[i] * ld->vec[0], fac * L->mass[i] * ld->vec[1], fac * L->mass[i] * ld->vec[2]};
+        add_trans(pb, i, f, F);
+      }
+      break;
+    case CRD_LOAD_BODY:
+      break; /* rigid bodies: not part of the shell problem */
+    }
+  }
+  for (int i = 0; i < pb->neq; ++i)
+    if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "external load not finite at equation %d", i);
+  return 0;
+}
+
+double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, double t1, int is_static,
+                      const double *d0, const double *p0s)
+{
+  const crd_model *m = pb->m;
+  double W = 0.0;
+  for (int k = 0; k < m->nloads; ++k) {
+    const crd_load *ld = &m->loads[k];
+    double fac = 0.5 * (crd_loads_factor(pb, k, t0, is_static) + crd_loads_factor(pb, k, t1, is_static));
+    const crd_set *set = ld->set >= 0 ? &m->sets[ld->set] : NULL;
+    if (ld->kind == CRD_LOAD_FORCE || ld->kind == CRD_LOAD_MOMENT) {
+      for (int j = 0; j < set->nn; ++j) {
+        int i = set->nodes[j];
+        if (ld->kind == CRD_LOAD_FORCE) {
+          for (int c = 0; c < 3; ++c) W += fac * ld->vec[c] * (pb->d[3 * i + c] - d0[3 * i + c]);
+        } else { /* rotation vector of the normal from p0 to p (about p0 x p) */
+          double ax[3];
+          crd_cross3(p0s + 3 * i, pb->p + 3 * i, ax);
+          double s = crd_norm3(ax), c = crd_dot3(p0s + 3 * i, pb->p + 3 * i);
+          double sc = s > 1e-300 ? atan2(s, c) / s : 1.0;
+          for (int q = 0; q < 3; ++q) W += fac * ld->vec[q] * ax[q] * sc;
+        }
+      }
+    } else if (ld->kind == CRD_LOAD_GRAVITY) {
+      for (int i = 0; i < pb->nn; ++i)
+        for (int c = 0; c < 3; ++c) W += fac * L->mass[i] * ld->vec[c] * (pb->d[3 * i + c] - d0[3 * i + c]);
+    } else if (ld->kind == CRD_LOAD_PRESSURE) {
+      /* f(current) . dx: first-order accurate per step */
+      int ne = set ? set->ne : pb->ne;
+      for (int j = 0; j < ne; ++j) {
+        int e = set ? set->elems[j] : j;
+        const double g = 0.57735026918962576451;
+        double Xc[12];
+        for (int a = 0; a < 4; ++a)
+          for (int c = 0; c < 3; ++c) Xc[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c] + pb->d[3 * m->quads[4 * e + a] + c];
+        for (int ig = 0; ig < 4; ++ig) {
+          double xi = (ig == 0 || ig == 3) ? -g : g, eta = ig < 2 ? -g : g, N[4], Nx[4], Ne[4], a[3] = {0}, b[3] = {0}, n[3];
+          crd_q4_shape(xi, eta, N, Nx, Ne);
+          for (int i = 0; i < 4; ++i)
+            for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * Xc[3 * i + c]; b[c] += Ne[i] * Xc[3 * i + c]; }
+          crd_cross3(a, b, n);
+          for (int i = 0; i < 4; ++i) {
+            int nd = m->quads[4 * e + i];
+            for (int c = 0; c < 3; ++c) W += fac * ld->pressure * N[i] * n[c] * (pb->d[3 * nd + c] - d0[3 * nd + c]);
+          }
+        }
+      }
+    }
+  }
+  (void)L;
+  return W;
+}

@@ -1,0 +1,337 @@
+/* crdyn: the discrete shell problem (see problem.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/cr_frame.h"
+#include "crdyn/error.h"
+#include "crdyn/problem.h"
+
+#define CRD_CREASE_DEG 20.0   /* max angle between an element's nodal normal and the average */
+#define CRD_SWITCH_RATIO 0.7  /* switch the pair when |p_l| < ratio * max(|p_n|, |p_m|) */
+
+/* Nodal normals (seed eqs 13-14): the element normal at a corner is
+ * x,xi x x,eta there, which at corner a is proportional to
+ * (x_{a+1} - x_a) x (x_{a-1} - x_a); unit normals are averaged over the
+ * elements sharing the node. */
+static int nodal_normals(crd_problem *pb)
+{
+  const crd_model *m = pb->m;
+  double *en;
+  CRD_CALL(CRD_CALLOC(12 * (size_t)pb->ne, &en));
+  for (int e = 0; e < pb->ne; ++e)
+    for (int a = 0; a < 4; ++a) {
+      const int32_t *qd = m->quads + 4 * e;
+      const double *x0 = m->x + 3 * qd[a], *x1 = m->x + 3 * qd[(a + 1) % 4], *x3 = m->x + 3 * qd[(a + 3) % 4];
+      double u[3], v[3], n[3];
+      for (int c = 0; c < 3; ++c) { u[c] = x1[c] - x0[c]; v[c] = x3[c] - x0[c]; }
+      crd_cross3(u, v, n);
+      double len = crd_norm3(n);
+      if (!(len > 0)) {
+        free(en);
+        return CRD_ERR(CRD_ERR_INPUT, "%s: element %d (nodes %d %d %d %d) is degenerate at node %d",
+                       m->case_path, e, qd[0], qd[1], qd[2], qd[3], qd[a]);
+      }
+      for (int c = 0; c < 3; ++c) {
+        en[12 * e + 3 * a + c] = n[c] / len;
+        pb->p0[3 * qd[a] + c] += n[c] / len;
+      }
+    }
+  for (int i = 0; i < pb->nn; ++i) {
+    double len = crd_norm3(pb->p0 + 3 * i);
+    if (!(len > 1e-8)) {
+      free(en);
+      return CRD_ERR(CRD_ERR_INPUT, "%s: node %d: the normals of its elements cancel (a fold of 180 degrees)",
+                     m->case_path, i);
+    }
+    for (int c = 0; c < 3; ++c) pb->p0[3 * i + c] /= len;
+  }
+  /* A crease: non-smooth intersections need 3 rotational variables, which
+   * are not implemented yet: refuse rather than compute a wrong answer. */
+  double cmin = cos(CRD_CREASE_DEG * M_PI / 180.0);
+  for (int e = 0; e < pb->ne; ++e)
+    for (int a = 0; a < 4; ++a) {
+      int i = m->quads[4 * e + a];
+      double c = crd_dot3(en + 12 * e + 3 * a, pb->p0 + 3 * i);
+      if (c < cmin) {
+        double ang = acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI;
+        free(en);
+        return CRD_ERR(CRD_ERR_UNSUPPORTED,
+                       "%s: node %d: the normal of element %d differs by %.1f degrees from the nodal "
+                       "average (limit %.0f): a crease or intersection of a non-smooth shell, which this "
+                       "version does not support; refine the mesh if the surface is smooth",
+                       m->case_path, i, e, ang, CRD_CREASE_DEG);
+      }
+    }
+  free(en);
+  return 0;
+}
+
+static int count_bits(unsigned v) { int n = 0; for (; v; v >>= 1) n += v & 1; return n; }
+
+static int setup_dofs(crd_problem *pb)
+{
+  const crd_model *m = pb->m;
+  for (int s = 0; s < m->nsupports; ++s) {
+    const crd_set *set = &m->sets[m->supports[s].set];
+    for (int k = 0; k < set->nn; ++k) pb->fix[set->nodes[k]] |= m->supports[s].fix;
+  }
+  for (int i = 0; i < pb->nn; ++i) {
+    double *p = pb->p0 + 3 * i;
+    unsigned nf = (pb->fix[i] >> 3) & 7u;
+    int nfix = count_bits(nf);
+    if (nfix == 1) {
+      int f = (nf & 1u) ? 0 : (nf & 2u) ? 1 : 2;
+      /* A single fixed component expresses a symmetry plane: when it is
+       * nearly zero, the averaged normal of the elements on one side of
+       * the plane is tilted by half an element angle; the symmetric
+       * (mirrored) average lies in the plane, so make it exact. */
+      if (fabs(p[f]) < sin(CRD_CREASE_DEG * M_PI / 180.0)) {
+        p[f] = 0.0;
+        double len = crd_norm3(p);
+        for (int c = 0; c < 3; ++c) p[c] /= len;
+      }
+      int o1 = (f + 1) % 3, o2 = (f + 2) % 3;
+      pb->l[i] = fabs(p[o1]) >= fabs(p[o2]) ? o1 : o2;
+      pb->locked[i] = 1;
+    } else {
+      pb->l[i] = crd_dir_choose(p);
+      pb->locked[i] = nfix > 0;
+    }
+  }
+  int neq = 0;
+  for (int i = 0; i < pb->nn; ++i) {
+    unsigned fx = pb->fix[i];
+    int nfix = count_bits((fx >> 3) & 7u), n, mm;
+    crd_dir_pair(pb->l[i], &n, &mm);
+    for (int s = 0; s < 5; ++s) {
+      int fixed;
+      if (s < 3) fixed = (fx >> s) & 1u;
+      else fixed = nfix >= 2 || ((fx >> (3 + (s == 3 ? n : mm))) & 1u);
+      pb->eq[5 * i + s] = fixed ? -1 : neq++;
+    }
+  }
+  pb->neq = neq;
+  CRD_CHECK(neq > 0, CRD_ERR_INPUT, "%s: every degree of freedom is fixed", m->case_path);
+  /* prescribed translations */
+  int np = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    np = 0;
+    for (int s = 0; s < m->nsupports; ++s) {
+      const crd_support *sp = &m->supports[s];
+      if (!sp->has_value) continue;
+      const crd_set *set = &m->sets[sp->set];
+      for (int k = 0; k < set->nn; ++k)
+        for (int c = 0; c < 3; ++c)
+          if ((sp->fix >> c) & 1u) {
+            if (pass) {
+              pb->pres[np].node = set->nodes[k];
+              pb->pres[np].comp = c;
+              pb->pres[np].support = s;
+            }
+            ++np;
+          }
+    }
+    if (!pass) CRD_CALL(CRD_CALLOC(np, &pb->pres));
+  }
+  pb->npres = np;
+  return 0;
+}
+
+int crd_problem_create(const crd_model *m, int nthreads, crd_problem **out)
+{
+  crd_problem *pb;
+  *out = NULL;
+  CRD_CHECK(m->nn > 0 && m->ne > 0, CRD_ERR_INPUT, "%s: the model has no shell mesh", m->case_path);
+  CRD_CALL(CRD_CALLOC(1, &pb));
+  pb->m = m;
+  pb->nn = m->nn;
+  pb->ne = m->ne;
+  pb->nthreads = nthreads;
+  int rc = 0;
+  if ((rc = CRD_CALLOC(3 * (size_t)m->nn, &pb->p0)) || (rc = CRD_CALLOC(m->nn, &pb->fix)) ||
+      (rc = CRD_CALLOC(m->nn, &pb->locked)) || (rc = CRD_CALLOC(5 * (size_t)m->nn, &pb->eq)) ||
+      (rc = CRD_CALLOC(20 * (size_t)m->ne, &pb->elem_eq)) || (rc = CRD_CALLOC(3 * (size_t)m->nn, &pb->d)) ||
+      (rc = CRD_CALLOC(3 * (size_t)m->nn, &pb->p)) || (rc = CRD_CALLOC(m->nn, &pb->l)) ||
+      (rc = CRD_CALLOC(20 * (size_t)m->ne, &pb->fe)) || (rc = CRD_CALLOC(210 * (size_t)m->ne, &pb->ke)) ||
+      (rc = CRD_CALLOC(m->ne, &pb->ue)))
+    goto fail;
+  if ((rc = nodal_normals(pb)) || (rc = setup_dofs(pb))) goto fail;
+  memcpy(pb->p, pb->p0, 3 * sizeof(double) * (size_t)m->nn);
+  for (int e = 0; e < m->ne; ++e)
+    for (int a = 0; a < 4; ++a)
+      for (int s = 0; s < 5; ++s) pb->elem_eq[20 * e + 5 * a + s] = pb->eq[5 * m->quads[4 * e + a] + s];
+  if ((rc = crd_pattern_build(pb->neq, m->ne, 20, pb->elem_eq, &pb->K, &pb->scatter))) goto fail;
+  if ((rc = crd_solver_create("cholmod", &pb->solver))) goto fail;
+  *out = pb;
+  return 0;
+fail:
+  crd_problem_destroy(&pb);
+  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+}
+
+void crd_problem_destroy(crd_problem **ppb)
+{
+  crd_problem *pb = *ppb;
+  if (!pb) return;
+  free(pb->p0); free(pb->fix); free(pb->locked); free(pb->eq); free(pb->elem_eq); free(pb->pres);
+  free(pb->d); free(pb->p); free(pb->l); free(pb->fe); free(pb->ke); free(pb->ue); free(pb->scatter);
+  crd_csr_destroy(&pb->K);
+  crd_solver_destroy(&pb->solver);
+  free(pb);
+  *ppb = NULL;
+}
+
+/* Smallest det J of the current element, projected on its CR frame: <= 0
+ * means the element has folded over (inverted) in the current state. */
+static double current_min_det(const double *xl0, const double *q)
+{
+  double xc[12], N[4], Nxi[4], Neta[4], J[4], mn = 1e300;
+  for (int i = 0; i < 4; ++i) {
+    xc[3 * i] = xl0[3 * i] + q[5 * i];
+    xc[3 * i + 1] = xl0[3 * i + 1] + q[5 * i + 1];
+    xc[3 * i + 2] = 0.0;
+  }
+  for (int a = 0; a < 4; ++a) {
+    crd_q4_shape(a == 1 || a == 2 ? 1.0 : -1.0, a >= 2 ? 1.0 : -1.0, N, Nxi, Neta);
+    double det = crd_q4_jac(xc, Nxi, Neta, J);
+    if (det < mn) mn = det;
+  }
+  return mn;
+}
+
+int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
+{
+  const crd_model *m = pb->m;
+  int bad = -1, badkind = 0;
+#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int e = 0; e < pb->ne; ++e) {
+    double X0[12], p0[12], d[12], p[12], KG[400], md;
+    int l[4];
+    const int32_t *qd = m->quads + 4 * e;
+    for (int a = 0; a < 4; ++a) {
+      for (int c = 0; c < 3; ++c) {
+        X0[3 * a + c] = m->x[3 * qd[a] + c];
+        p0[3 * a + c] = pb->p0[3 * qd[a] + c];
+        d[3 * a + c] = pb->d[3 * qd[a] + c];
+        p[3 * a + c] = pb->p[3 * qd[a] + c];
+      }
+      l[a] = pb->l[qd[a]];
+    }
+    const crd_section *sc = &m->sections[m->elem_section[e]];
+    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
+    double *fe = pb->fe + 20 * (size_t)e;
+    pb->ue[e] = crd_q4_global(X0, p0, d, p, l, &mt, fe, want_K ? KG : NULL, &md);
+    int kind = 0;
+    if (!(md > 0)) kind = 1;
+    else {
+      crd_cr_frame F0;
+      double xl0[12], q[20];
+      crd_q4_local_vars(X0, d, p0, p, &F0, xl0, q);
+      if (!(current_min_det(xl0, q) > 0)) kind = 2;
+    }
+    if (!kind && !isfinite(pb->ue[e])) kind = 3;
+    if (want_K) {
+      double *ke = pb->ke + 210 * (size_t)e;
+      int t = 0;
+      for (int a = 0; a < 20; ++a)
+        for (int b = a; b < 20; ++b) ke[t++] = KG[20 * a + b];
+    }
+    if (kind) {
+#pragma omp critical(crd_eval_bad)
+      if (bad < 0 || e < bad) { bad = e; badkind = kind; }
+    }
+  }
+  if (bad >= 0) {
+    const int32_t *qd = m->quads + 4 * bad;
+    static const char *what[] = {"", "is degenerate (det J <= 0 in the initial state)",
+                                 "is inverted in the current state", "gave a non-finite energy"};
+    return CRD_ERR(badkind == 2 ? CRD_WARN_ELEM_INVERTED : (badkind == 3 ? CRD_ERR_NUMERIC : CRD_ERR_INPUT),
+                   "element %d (nodes %d %d %d %d) %s", bad, qd[0], qd[1], qd[2], qd[3], what[badkind]);
+  }
+  double Utot = 0.0, fn = 0.0;
+  for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
+  for (size_t a = 0; a < 20 * (size_t)pb->ne; ++a) fn += pb->fe[a] * pb->fe[a];
+  pb->fe_norm = sqrt(fn);
+  if (want_K) crd_csr_zero(pb->K);
+  for (int e = 0; e < pb->ne; ++e) {
+    Utot += pb->ue[e];
+    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
+    const double *fe = pb->fe + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a)
+      if (eq[a] >= 0) F[eq[a]] += fe[a];
+    if (!want_K) continue;
+    const int32_t *sc = pb->scatter + 210 * (size_t)e;
+    const double *ke = pb->ke + 210 * (size_t)e;
+    for (int t = 0; t < 210; ++t)
+      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+  }
+  for (int i = 0; i < pb->neq; ++i)
+    if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "internal force not finite at equation %d", i);
+  *U = Utot;
+  return 0;
+}
+
+void crd_problem_update(crd_problem *pb, const double *du, double s)
+{
+  for (int i = 0; i < pb->nn; ++i) {
+    const int32_t *eq = pb->eq + 5 * i;
+    for (int c = 0; c < 3; ++c)
+      if (eq[c] >= 0) pb->d[3 * i + c] += s * du[eq[c]];
+    if (eq[3] < 0 && eq[4] < 0) continue;
+    double *p = pb->p + 3 * i;
+    int l = pb->l[i], n, m;
+    crd_dir_pair(l, &n, &m);
+    double da = eq[3] >= 0 ? s * du[eq[3]] : 0.0, db = eq[4] >= 0 ? s * du[eq[4]] : 0.0;
+    double pn[3];
+    double q = crd_dir_from_pair(p[n] + da, p[m] + db, l, p[l], pn);
+    if (q >= 0.01) {
+      p[0] = pn[0]; p[1] = pn[1]; p[2] = pn[2];
+    } else {
+      /* The increment leaves the chart of this pair: move along the tangent
+       * instead and renormalise (first-order consistent); the pair is
+       * switched below. */
+      double A1[6];
+      crd_dir_A1(p, l, A1);
+      for (int c = 0; c < 3; ++c) p[c] += A1[2 * c] * da + A1[2 * c + 1] * db;
+      double len = crd_norm3(p);
+      for (int c = 0; c < 3; ++c) p[c] /= len;
+    }
+  }
+  crd_problem_switch_pairs(pb);
+}
+
+int crd_problem_switch_pairs(crd_problem *pb)
+{
+  int nsw = 0;
+  for (int i = 0; i < pb->nn; ++i) {
+    if (pb->locked[i]) continue;
+    const double *p = pb->p + 3 * i;
+    int l = pb->l[i], n, m;
+    crd_dir_pair(l, &n, &m);
+    if (fabs(p[l]) < CRD_SWITCH_RATIO * fmax(fabs(p[n]), fabs(p[m]))) {
+      pb->l[i] = crd_dir_choose(p);
+      ++nsw;
+    }
+  }
+  return nsw;
+}
+
+void crd_problem_set_prescribed(crd_problem *pb, double t, int is_static)
+{
+  for (int k = 0; k < pb->npres; ++k) {
+    const crd_support *sp = &pb->m->supports[pb->pres[k].support];
+    double fac = crd_amplitude_eval(&sp->amp, t, is_static ? t : 1.0);
+    pb->d[3 * pb->pres[k].node + pb->pres[k].comp] = sp->value * fac;
+  }
+}
+
+void crd_problem_add_normal_force(const crd_problem *pb, int node, const double *g, double *F)
+{
+  double A1[6];
+  crd_dir_A1(pb->p + 3 * node, pb->l[node], A1);
+  for (int s = 0; s < 2; ++s) {
+    int e = pb->eq[5 * node + 3 + s];
+    if (e >= 0) F[e] += A1[s] * g[0] + A1[2 + s] * g[1] + A1[4 + s] * g[2];
+  }
+}

@@ -1,0 +1,253 @@
+/* crdyn: the driver: load a case, build the problem, run the analysis,
+ * write history.csv, VTU frames with result.pvd, and summary.json. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <cjson/cJSON.h>
+
+#include "crdyn/error.h"
+#include "crdyn/run.h"
+#include "crdyn/timer.h"
+
+#define CRD_VERSION "0.1.0"
+
+void crd_run_progress(crd_run *r, const char *fmt, ...)
+{
+  if (r->opts->quiet) return;
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (isatty(2)) fprintf(stderr, "\r[%7.1fs] %-70s", crd_wtime() - r->t_start, buf);
+  else printf("[%7.1fs] %s\n", crd_wtime() - r->t_start, buf);
+}
+
+static int write_frame(crd_run *r, double time)
+{
+  crd_problem *pb = r->pb;
+  const crd_model *m = r->m;
+  double *xc = NULL, *sed = NULL;
+  int rc;
+  if ((rc = CRD_CALLOC(3 * (size_t)m->nn, &xc)) || (rc = CRD_CALLOC(m->ne, &sed))) goto out;
+  for (int i = 0; i < 3 * m->nn; ++i) xc[i] = m->x[i] + pb->d[i];
+  /* strain energy density per unit initial area: U_e / A_e */
+  for (int e = 0; e < m->ne; ++e) {
+    const int32_t *q = m->quads + 4 * e;
+    double a[3], b[3], n[3];
+    for (int c = 0; c < 3; ++c) {
+      a[c] = m->x[3 * q[2] + c] - m->x[3 * q[0] + c];
+      b[c] = m->x[3 * q[3] + c] - m->x[3 * q[1] + c];
+    }
+    n[0] = a[1] * b[2] - a[2] * b[1]; n[1] = a[2] * b[0] - a[0] * b[2]; n[2] = a[0] * b[1] - a[1] * b[0];
+    double area = 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    sed[e] = area > 0 ? pb->ue[e] / area : 0.0;
+  }
+  char rel[64], path[CRD_PATH_MAX + 80];
+  snprintf(rel, sizeof rel, "frames/frame_%06d.vtu", r->nframes);
+  snprintf(path, sizeof path, "%s/%s", r->dir, rel);
+  crd_vtu_field pf[2] = {{"displacement", 3, pb->d}, {"normal", 3, pb->p}};
+  crd_vtu_field cf[1] = {{"strain_energy_density", 1, sed}};
+  if ((rc = crd_vtu_write(path, m->nn, xc, m->ne, m->quads, 2, pf, 1, cf))) goto out;
+  if ((rc = crd_pvd_add(r->pvd, time, rel))) goto out;
+  r->nframes++;
+out:
+  free(xc);
+  free(sed);
+  return rc;
+}
+
+int crd_run_record(crd_run *r, int step, double time, double lf, int iters, double resid,
+                   double kinetic, double strain, const double L[3], const double J[3], int force)
+{
+  crd_problem *pb = r->pb;
+  const crd_model *m = r->m;
+  double t0 = crd_wtime();
+  int is_static = m->analysis.type == CRD_ANALYSIS_STATIC;
+  if (step > 0) {
+    if (m->analysis.type == CRD_ANALYSIS_STATIC && !m->analysis.nlgeom)
+      r->wext = 2.0 * strain; /* linear: W = u.F = 2U */
+    else
+      r->wext += crd_loads_work(r->loads, pb, is_static ? r->t_prev : r->t_prev, is_static ? lf : time,
+                                is_static, r->d_prev, r->p_prev);
+  }
+  memcpy(r->d_prev, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
+  memcpy(r->p_prev, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
+  r->t_prev = is_static ? lf : time;
+  r->strain = strain;
+  const crd_output *o = &m->output;
+  if (force || step % o->history_every == 0) {
+    for (int k = 0; k < o->nprobes; ++k) {
+      int i = o->probes[k].node;
+      for (int c = 0; c < 3; ++c) {
+        r->extra[6 * k + c] = pb->d[3 * i + c];
+        r->extra[6 * k + 3 + c] = pb->p[3 * i + c];
+      }
+    }
+    double en[4] = {kinetic, strain, r->wext, kinetic + strain - r->wext};
+    CRD_CALL(crd_history_row(r->hist, step, time, lf, iters, resid, en, L, J, r->extra));
+    r->nrows++;
+  }
+  if (o->vtk_every > 0 && (step % o->vtk_every == 0 || force)) CRD_CALL(write_frame(r, is_static ? lf : time));
+  r->time_output += crd_wtime() - t0;
+  return 0;
+}
+
+static long peak_rss_kib(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+static int write_summary(crd_run *r, double wall)
+{
+  const crd_model *m = r->m;
+  cJSON *js = cJSON_CreateObject();
+  cJSON_AddStringToObject(js, "crdyn", CRD_VERSION);
+  cJSON_AddStringToObject(js, "case", m->case_path);
+  cJSON_AddStringToObject(js, "title", m->title);
+  cJSON_AddStringToObject(js, "status", "complete");
+  cJSON_AddStringToObject(js, "backend", "cpu");
+  static const char *types[] = {"static", "modal", "dynamic"};
+  cJSON_AddStringToObject(js, "analysis", types[m->analysis.type]);
+  cJSON *c = cJSON_AddObjectToObject(js, "counts");
+  cJSON_AddNumberToObject(c, "nodes", m->nn);
+  cJSON_AddNumberToObject(c, "elements", m->ne);
+  cJSON_AddNumberToObject(c, "equations", r->pb->neq);
+  cJSON_AddNumberToObject(c, "nnz_K", (double)r->pb->K->nnz);
+  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  cJSON_AddNumberToObject(c, "nnz_L", ss->nnz_factor);
+  cJSON_AddNumberToObject(c, "steps", r->steps);
+  cJSON_AddNumberToObject(c, "newton_iterations", r->newton_iters);
+  cJSON_AddNumberToObject(c, "step_cuts", r->cuts);
+  cJSON_AddNumberToObject(c, "history_rows", r->nrows);
+  cJSON_AddNumberToObject(c, "frames", r->nframes);
+  cJSON *t = cJSON_AddObjectToObject(js, "time_s");
+  cJSON_AddNumberToObject(t, "wall", wall);
+  cJSON_AddNumberToObject(t, "element_eval_and_assembly", r->time_eval);
+  cJSON_AddNumberToObject(t, "analyse", ss->analyse_s);
+  cJSON_AddNumberToObject(t, "factorize", ss->factor_s);
+  cJSON_AddNumberToObject(t, "solve", ss->solve_s);
+  cJSON_AddNumberToObject(t, "output", r->time_output);
+  cJSON_AddNumberToObject(js, "factor_gflops_per_s",
+                          ss->factor_s > 0 ? 1e-9 * ss->flops_factor * ss->nfactor / ss->factor_s : 0.0);
+  cJSON_AddNumberToObject(js, "peak_rss_mib", peak_rss_kib() / 1024.0);
+  cJSON *f = cJSON_AddObjectToObject(js, "final");
+  cJSON_AddNumberToObject(f, "strain_energy", r->strain);
+  cJSON_AddNumberToObject(f, "external_work", r->wext);
+  char *txt = cJSON_Print(js);
+  char path[2 * CRD_PATH_MAX];
+  snprintf(path, sizeof path, "%s/summary.json", r->dir);
+  int rc = crd_write_atomic(path, txt);
+  free(txt);
+  cJSON_Delete(js);
+  return rc;
+}
+
+static void run_free(crd_run *r)
+{
+  if (r->hist) crd_history_close(&r->hist, 0);
+  crd_pvd_destroy(&r->pvd);
+  crd_loads_destroy(&r->loads);
+  crd_problem_destroy(&r->pb);
+  crd_model_destroy(&r->m);
+  free(r->extra);
+  free(r->d_prev);
+  free(r->p_prev);
+}
+
+static void print_check(const crd_run *r)
+{
+  const crd_model *m = r->m;
+  static const char *types[] = {"static", "modal", "dynamic"};
+  printf("case      %s\ntitle     %s\nnodes     %d\nelements  %d\nsections  %d\nsets      %d\n"
+         "supports  %d\nloads     %d\nbodies    %d\nanalysis  %s\n",
+         m->case_path, m->title, m->nn, m->ne, m->nsections, m->nsets, m->nsupports, m->nloads, m->nbodies,
+         types[m->analysis.type]);
+  if (r->pb) printf("equations %d\nnnz(K)    %lld\n", r->pb->neq, (long long)r->pb->K->nnz);
+  printf("output    %s\nok\n", r->dir);
+}
+
+int crd_run_case(const crd_run_opts *opts)
+{
+  crd_run run, *r = &run;
+  memset(r, 0, sizeof run);
+  r->opts = opts;
+  r->t_start = crd_wtime();
+  int rc = crd_case_load(opts->case_path, &r->m);
+  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  crd_model *m = r->m;
+  snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
+  const char *be = opts->backend ? opts->backend : m->backend;
+  if (strcmp(be, "cpu") && strcmp(be, "auto")) {
+    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: cpu)", be);
+    goto out;
+  }
+  if (m->nbodies > 0) {
+    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies are not supported by this version yet",
+                 m->case_path);
+    goto out;
+  }
+  if (m->analysis.type != CRD_ANALYSIS_STATIC) {
+    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.type: only static analysis is supported by this version yet",
+                 m->case_path);
+    goto out;
+  }
+  int nthreads = opts->threads;
+  if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if ((rc = crd_problem_create(m, nthreads, &r->pb))) goto out;
+  if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
+  if (opts->check_only) {
+    print_check(r);
+    goto out;
+  }
+  /* outputs: only now, when the case is known to be valid */
+  if ((rc = crd_mkdir_p(r->dir))) goto out;
+  char fdir[2 * CRD_PATH_MAX];
+  snprintf(fdir, sizeof fdir, "%s/frames", r->dir);
+  if (m->output.vtk_every > 0 && ((rc = crd_mkdir_p(fdir)) || (rc = crd_pvd_create(r->dir, &r->pvd)))) goto out;
+  /* a previous complete run's summary must not outlive this run */
+  char sp[2 * CRD_PATH_MAX];
+  snprintf(sp, sizeof sp, "%s/summary.json", r->dir);
+  remove(sp);
+  snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
+  remove(sp);
+  int np = m->output.nprobes;
+  char **names = NULL;
+  if ((rc = CRD_CALLOC(6 * np, &r->extra)) || (rc = CRD_CALLOC(6 * np, &names)) ||
+      (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->d_prev)) || (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->p_prev))) {
+    free(names);
+    goto out;
+  }
+  static const char *suf[] = {"ux", "uy", "uz", "px", "py", "pz"};
+  for (int k = 0; k < 6 * np; ++k) {
+    names[k] = malloc(CRD_NAME_MAX + 4);
+    snprintf(names[k], CRD_NAME_MAX + 4, "%s.%s", m->output.probes[k / 6].name, suf[k % 6]);
+  }
+  rc = crd_history_open(r->dir, 6 * np, (const char *const *)names, &r->hist);
+  for (int k = 0; k < 6 * np; ++k) free(names[k]);
+  free(names);
+  if (rc) goto out;
+  if (!opts->quiet)
+    printf("crdyn %s: %s: %d nodes, %d elements, %d equations -> %s\n", CRD_VERSION, m->title, m->nn, m->ne,
+           r->pb->neq, r->dir);
+  rc = crd_static_run(r);
+  if (!opts->quiet && isatty(2)) fputc('\n', stderr);
+  if (rc) goto out;
+  if ((rc = crd_history_close(&r->hist, 1))) goto out;
+  double wall = crd_wtime() - r->t_start;
+  if ((rc = write_summary(r, wall))) goto out;
+  if (!opts->quiet)
+    printf("done: %d steps, %d Newton iterations, %.2f s (elements %.2f s, factorize %.2f s, solve %.2f s)\n",
+           r->steps, r->newton_iters, wall, r->time_eval, crd_solver_get_stats(r->pb->solver)->factor_s,
+           crd_solver_get_stats(r->pb->solver)->solve_s);
+out:
+  if (rc) rc = crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  run_free(r);
+  return rc;
+}

@@ -1,0 +1,344 @@
+/* crdyn: the sparse SPD solver interface (solver.h) and its CHOLMOD backend.
+ *
+ * A solver is an ops table plus the backend's private state (void *impl).
+ * The front end (bottom of this file) picks the backend by name, checks the
+ * call order (analyse -> factorize -> solve), keeps the pattern it analysed
+ * and times every call, so backends only wrap their library.
+ * To add a backend (cuDSS, cuSOLVER csrchol): move crd_solver_ops into a
+ * private header, define the backend's table in its own file and list it in
+ * solver_registry[] (under its #ifdef). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cholmod.h>
+
+#include "crdyn/error.h"
+#include "crdyn/solver.h"
+
+typedef struct crd_solver_ops {
+  const char *name;
+  int (*create)(void **impl);
+  /* Ordering and symbolic factorization; fills stats->nnz_factor and
+   * stats->flops_factor. */
+  int (*analyse)(void *impl, const crd_csr *A, crd_solver_stats *stats);
+  /* Numeric factorization on the analysed pattern; on CRD_WARN_NOT_POSDEF
+   * *failed_eq is the caller's equation of the bad pivot (-1 if unknown). */
+  int (*factorize)(void *impl, const crd_csr *A, int32_t *failed_eq);
+  int (*solve)(void *impl, const double *b, double *x);
+  void (*destroy)(void *impl);
+} crd_solver_ops;
+
+/* ======================================================================== */
+/* CHOLMOD backend                                                          */
+/* ======================================================================== */
+
+typedef struct chol_impl {
+  cholmod_common c;
+  int started;           /* cholmod_start done (cholmod_finish needed) */
+  cholmod_factor *L;     /* symbolic after analyse, numeric after factorize */
+  cholmod_dense *X, *Y, *E; /* cholmod_solve2 result and workspaces, reused */
+} chol_impl;
+
+/* CHOLMOD reports through Common->error_handler, which has no user pointer;
+ * the message is kept per thread (the thread that called CHOLMOD) and
+ * quoted in our own error message. */
+static _Thread_local char chol_msg[512];
+
+static void chol_error_handler(int status, const char *file, int line, const char *message)
+{
+  const char *base = strrchr(file, '/');
+  snprintf(chol_msg, sizeof chol_msg, "%s [CHOLMOD %s:%d, status %d]", message ? message : "",
+           base ? base + 1 : file, line, status);
+}
+
+static const char *chol_status_name(int status)
+{
+  switch (status) {
+    case CHOLMOD_OK: return "CHOLMOD_OK";
+    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED";
+    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY";
+    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE";
+    case CHOLMOD_INVALID: return "CHOLMOD_INVALID";
+    case CHOLMOD_GPU_PROBLEM: return "CHOLMOD_GPU_PROBLEM";
+    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF";
+    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL";
+    default: return "unknown CHOLMOD status";
+  }
+}
+
+/* The CSR upper triangle, read as CSC, is the lower triangle (stype -1):
+ * CHOLMOD uses our arrays in place.  It only reads them, hence the casts. */
+static cholmod_sparse chol_wrap(const crd_csr *A)
+{
+  cholmod_sparse S;
+  memset(&S, 0, sizeof S);
+  S.nrow = S.ncol = (size_t)A->n;
+  S.nzmax = (size_t)A->nnz;
+  S.p = (void *)A->rowptr;
+  S.i = (void *)A->col;
+  S.x = (void *)A->val;
+  S.stype = -1;
+  S.itype = CHOLMOD_INT;
+  S.xtype = CHOLMOD_REAL;
+  S.dtype = CHOLMOD_DOUBLE;
+  S.sorted = 1;
+  S.packed = 1;
+  return S;
+}
+
+static int chol_create(void **impl)
+{
+  chol_impl *s = NULL;
+  CRD_CALL(CRD_CALLOC(1, &s));
+  if (!cholmod_start(&s->c)) {
+    free(s);
+    return CRD_ERR(CRD_ERR_BACKEND, "cholmod_start failed");
+  }
+  s->started = 1;
+  /* Library code does not print: CHOLMOD's messages go to our buffer. */
+  s->c.print = 0;
+  s->c.error_handler = chol_error_handler;
+  s->c.supernodal = CHOLMOD_SUPERNODAL;
+  /* A failed factorization is thrown away (the caller cuts the step), so
+   * do not finish the remaining supernodes. */
+  s->c.quick_return_if_not_posdef = 1;
+  *impl = s;
+  return 0;
+}
+
+static void chol_free_factor(chol_impl *s)
+{
+  cholmod_free_factor(&s->L, &s->c);
+  cholmod_free_dense(&s->X, &s->c);
+  cholmod_free_dense(&s->Y, &s->c);
+  cholmod_free_dense(&s->E, &s->c);
+}
+
+static int chol_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
+{
+  chol_impl *s = impl;
+  cholmod_sparse S = chol_wrap(A);
+  chol_free_factor(s);
+
+  /* METIS alone: on shell matrices it matches or beats AMD (TOOLCHAIN.md
+   * 2), and trying both would double the analyse time.  AMD is the fallback
+   * when METIS is not compiled in or fails (not for lack of memory: AMD
+   * would not help there). */
+  chol_msg[0] = 0;
+  s->c.nmethods = 1;
+  s->c.method[0].ordering = CHOLMOD_METIS;
+  s->c.postorder = 1;
+  s->L = cholmod_analyze(&S, &s->c);
+  if (!s->L && s->c.status != CHOLMOD_OUT_OF_MEMORY) {
+    chol_msg[0] = 0;
+    s->c.status = CHOLMOD_OK;
+    s->c.method[0].ordering = CHOLMOD_AMD;
+    s->L = cholmod_analyze(&S, &s->c);
+  }
+  if (!s->L)
+    return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD analyse of a %d x %d matrix (%lld stored entries) failed: %s%s%s",
+                   (int)A->n, (int)A->n, (long long)A->nnz, chol_status_name(s->c.status),
+                   chol_msg[0] ? ": " : "", chol_msg);
+  st->nnz_factor = s->c.lnz;
+  st->flops_factor = s->c.fl;
+  return 0;
+}
+
+static int chol_factorize(void *impl, const crd_csr *A, int32_t *failed_eq)
+{
+  chol_impl *s = impl;
+  cholmod_sparse S = chol_wrap(A);
+  chol_msg[0] = 0;
+  s->c.status = CHOLMOD_OK;
+  int ok = cholmod_factorize(&S, s->L, &s->c);
+  if (ok && (s->c.status == CHOLMOD_NOT_POSDEF || s->L->minor < s->L->n)) {
+    /* L->minor counts in the permuted matrix P A P'; Perm maps it back to
+     * the caller's equation. */
+    size_t k = s->L->minor;
+    const int *perm = s->L->Perm;
+    int eq = perm && k < s->L->n ? perm[k] : (int)k;
+    *failed_eq = eq;
+    return CRD_ERR(CRD_WARN_NOT_POSDEF,
+                   "matrix not positive definite: non-positive pivot at equation %d (0-based; "
+                   "pivot %zu of %zu in CHOLMOD's ordering)",
+                   eq, k + 1, s->L->n);
+  }
+  if (!ok || s->c.status < 0)
+    return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD factorization of a %d x %d matrix failed: %s%s%s",
+                   (int)A->n, (int)A->n, chol_status_name(s->c.status), chol_msg[0] ? ": " : "",
+                   chol_msg);
+  return 0;
+}
+
+static int chol_solve(void *impl, const double *b, double *x)
+{
+  chol_impl *s = impl;
+  const size_t n = s->L->n;
+  /* b wrapped in place; X, Y, E are allocated on the first solve and reused
+   * by cholmod_solve2 afterwards (no allocation per solve). */
+  cholmod_dense B;
+  memset(&B, 0, sizeof B);
+  B.nrow = n;
+  B.ncol = 1;
+  B.nzmax = n;
+  B.d = n;
+  B.x = (void *)b;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  chol_msg[0] = 0;
+  if (!cholmod_solve2(CHOLMOD_A, s->L, &B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c))
+    return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD solve (n = %zu) failed: %s%s%s", n,
+                   chol_status_name(s->c.status), chol_msg[0] ? ": " : "", chol_msg);
+  /* Copy out last, so that x may alias b. */
+  memcpy(x, s->X->x, n * sizeof *x);
+  return 0;
+}
+
+static void chol_destroy(void *impl)
+{
+  chol_impl *s = impl;
+  if (!s) return;
+  if (s->started) {
+    chol_free_factor(s);
+    cholmod_finish(&s->c);
+  }
+  free(s);
+}
+
+static const crd_solver_ops chol_ops = {
+  .name = "cholmod",
+  .create = chol_create,
+  .analyse = chol_analyse,
+  .factorize = chol_factorize,
+  .solve = chol_solve,
+  .destroy = chol_destroy,
+};
+
+/* ======================================================================== */
+/* Front end                                                                */
+/* ======================================================================== */
+
+/* The first entry is the default ("auto" or NULL). */
+static const crd_solver_ops *const solver_registry[] = {
+  &chol_ops,
+};
+#define NREGISTRY ((int)(sizeof solver_registry / sizeof solver_registry[0]))
+
+struct crd_solver {
+  const crd_solver_ops *ops;
+  void *impl;
+  crd_solver_stats stats;
+  int32_t n;        /* pattern given to analyse (checked by factorize) */
+  int64_t nnz;
+  int analysed;
+  int factorized;   /* the last factorization succeeded */
+  int32_t failed_eq; /* equation of the bad pivot of the last attempt, or -1 */
+};
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int crd_solver_create(const char *name, crd_solver **out)
+{
+  CRD_CHECK(out, CRD_ERR_INPUT, "crd_solver_create: NULL output pointer");
+  *out = NULL;
+  const crd_solver_ops *ops = NULL;
+  if (!name || !strcmp(name, "auto")) {
+    ops = solver_registry[0];
+  } else {
+    for (int k = 0; k < NREGISTRY; ++k)
+      if (!strcmp(name, solver_registry[k]->name)) ops = solver_registry[k];
+  }
+  if (!ops) {
+    char known[256] = "";
+    size_t len = 0;
+    for (int k = 0; k < NREGISTRY && len < sizeof known; ++k)
+      len += (size_t)snprintf(known + len, sizeof known - len, "%s, ", solver_registry[k]->name);
+    return CRD_ERR(CRD_ERR_INPUT, "unknown linear solver '%s' (known: %sauto)", name, known);
+  }
+  crd_solver *s = NULL;
+  CRD_CALL(CRD_CALLOC(1, &s));
+  s->ops = ops;
+  s->failed_eq = -1;
+  int rc = ops->create(&s->impl);
+  if (rc) {
+    free(s);
+    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  }
+  *out = s;
+  return 0;
+}
+
+int crd_solver_analyse(crd_solver *s, const crd_csr *A)
+{
+  CRD_CHECK(s && A, CRD_ERR_INPUT, "crd_solver_analyse: NULL argument");
+  CRD_CHECK(A->n >= 0 && A->rowptr && A->col && A->val, CRD_ERR_INPUT,
+            "crd_solver_analyse: matrix without arrays (n = %d)", (int)A->n);
+  s->analysed = s->factorized = 0;
+  double t0 = now_s();
+  CRD_CALL(s->ops->analyse(s->impl, A, &s->stats));
+  s->stats.analyse_s += now_s() - t0;
+  s->stats.nanalyse++;
+  s->n = A->n;
+  s->nnz = A->nnz;
+  s->analysed = 1;
+  return 0;
+}
+
+int crd_solver_factorize(crd_solver *s, const crd_csr *A)
+{
+  CRD_CHECK(s && A, CRD_ERR_INPUT, "crd_solver_factorize: NULL argument");
+  CRD_CHECK(s->analysed, CRD_ERR_INPUT, "%s: factorize called before analyse", s->ops->name);
+  CRD_CHECK(A->n == s->n && A->nnz == s->nnz, CRD_ERR_INPUT,
+            "%s: matrix (n = %d, nnz = %lld) is not the pattern analysed (n = %d, nnz = %lld); "
+            "analyse it first", s->ops->name, (int)A->n, (long long)A->nnz, (int)s->n,
+            (long long)s->nnz);
+  s->factorized = 0;
+  s->failed_eq = -1;
+  double t0 = now_s();
+  int rc = s->ops->factorize(s->impl, A, &s->failed_eq);
+  s->stats.factor_s += now_s() - t0;
+  s->stats.nfactor++;
+  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__); /* warning or error */
+  s->factorized = 1;
+  return 0;
+}
+
+int crd_solver_solve(crd_solver *s, const double *b, double *x)
+{
+  CRD_CHECK(s && b && x, CRD_ERR_INPUT, "crd_solver_solve: NULL argument");
+  CRD_CHECK(s->factorized, CRD_ERR_INPUT,
+            "%s: solve called without a successful factorization", s->ops->name);
+  double t0 = now_s();
+  CRD_CALL(s->ops->solve(s->impl, b, x));
+  s->stats.solve_s += now_s() - t0;
+  s->stats.nsolve++;
+  return 0;
+}
+
+int crd_solver_neg_pivots(const crd_solver *s)
+{
+  (void)s; /* CHOLMOD's supernodal LL^T stops at the first bad pivot */
+  return -1;
+}
+
+int crd_solver_failed_equation(const crd_solver *s) { return s ? s->failed_eq : -1; }
+
+const crd_solver_stats *crd_solver_get_stats(const crd_solver *s) { return s ? &s->stats : NULL; }
+
+const char *crd_solver_name(const crd_solver *s) { return s ? s->ops->name : "(none)"; }
+
+void crd_solver_destroy(crd_solver **s)
+{
+  if (!s || !*s) return;
+  (*s)->ops->destroy((*s)->impl);
+  free(*s);
+  *s = NULL;
+}

@@ -1,0 +1,246 @@
+/* crdyn: CSR pattern of the upper triangle and the element scatter map
+ * (sparse.h).
+ *
+ * The pattern is built row by row from an equation -> element adjacency:
+ * row r collects the equations >= r of every element that touches r.  This
+ * needs O(nnz + ne*ndof) memory, where expanding every element pair first
+ * and sorting would need another ne*ndof*(ndof+1)/2 entries (as big as the
+ * scatter map itself, about 1.2 GB at 1e6 elements of 24 DOFs).  Rows are
+ * independent, so the two passes over them (count, then fill) and the scatter
+ * pass over elements run as OpenMP loops without synchronisation. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "crdyn/error.h"
+#include "crdyn/sparse.h"
+
+/* Largest element we accept: keeps ndof*(ndof+1)/2 and the local buffers
+ * small; shell elements have 20-24, rigid-body couplings a few more. */
+#define CRD_PATTERN_MAX_NDOF 4096
+
+/* Insert c into the sorted, duplicate-free list u[0..*nu) unless present.
+ * Rows are short (tens of entries), so binary search plus memmove beats
+ * collecting everything and sorting. */
+static inline void sorted_insert(int32_t *u, int32_t *nu, int32_t c)
+{
+  int32_t lo = 0, hi = *nu;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (u[mid] < c) lo = mid + 1; else hi = mid;
+  }
+  if (lo < *nu && u[lo] == c) return;
+  memmove(u + lo + 1, u + lo, (size_t)(*nu - lo) * sizeof *u);
+  u[lo] = c;
+  ++*nu;
+}
+
+/* The columns of row r: r itself first (every row keeps its diagonal, even
+ * one no element couples), then the equations > r of the elements touching
+ * r, sorted and unique.  u must hold the final count. */
+static int32_t row_columns(int32_t r, const int64_t *eptr, const int32_t *elist, int ndof,
+                           const int32_t *elem_eq, int32_t *u)
+{
+  int32_t nu = 1;
+  u[0] = r;
+  for (int64_t k = eptr[r]; k < eptr[r + 1]; ++k) {
+    const int32_t *eq = elem_eq + (size_t)elist[k] * (size_t)ndof;
+    for (int a = 0; a < ndof; ++a)
+      if (eq[a] > r) sorted_insert(u, &nu, eq[a]);
+  }
+  return nu;
+}
+
+/* Position of column c in row r (c >= r, present by construction). */
+static inline int32_t csr_find(const crd_csr *A, int32_t r, int32_t c)
+{
+  int32_t lo = A->rowptr[r], hi = A->rowptr[r + 1];
+  if (c == r) return lo; /* diagonal first */
+  ++lo;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (A->col[mid] < c) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
+                      crd_csr **Aout, int32_t **scatter_out)
+{
+  CRD_CHECK(Aout && scatter_out, CRD_ERR_INPUT, "crd_pattern_build: NULL output pointer");
+  *Aout = NULL;
+  *scatter_out = NULL;
+  CRD_CHECK(n >= 0 && ne >= 0, CRD_ERR_INPUT,
+            "crd_pattern_build: negative size (n = %d equations, ne = %d elements)", (int)n, (int)ne);
+  CRD_CHECK(ndof >= 1 && ndof <= CRD_PATTERN_MAX_NDOF, CRD_ERR_INPUT,
+            "crd_pattern_build: %d DOFs per element (expected 1..%d)", ndof, CRD_PATTERN_MAX_NDOF);
+  CRD_CHECK(elem_eq || ne == 0, CRD_ERR_INPUT, "crd_pattern_build: NULL element equation list");
+
+  const int64_t ntri = (int64_t)ndof * (ndof + 1) / 2;
+  int rc = 0, nthr = 1;
+  int64_t *eptr = NULL, maxcand = 1;
+  int32_t *elist = NULL, *buf = NULL, *scatter = NULL;
+  crd_csr *A = NULL;
+
+  /* 1. Equation -> element adjacency (counting sort by equation), checking
+   *    the input on the way.  Serial: O(ne*ndof) and memory bound. */
+  if ((rc = CRD_CALLOC((size_t)n + 1, &eptr))) goto fail;
+  for (int64_t e = 0; e < ne; ++e) {
+    const int32_t *eq = elem_eq + e * ndof;
+    for (int a = 0; a < ndof; ++a) {
+      if (eq[a] < -1 || eq[a] >= n) {
+        rc = CRD_ERR(CRD_ERR_INPUT, "element %lld, local DOF %d: equation %d out of range [-1, %d)",
+                     (long long)e, a, (int)eq[a], (int)n);
+        goto fail;
+      }
+      if (eq[a] >= 0) ++eptr[eq[a] + 1];
+    }
+  }
+  for (int32_t r = 0; r < n; ++r) eptr[r + 1] += eptr[r];
+  if ((rc = CRD_CALLOC(eptr[n], &elist))) goto fail;
+  {
+    int64_t *next = NULL; /* fill cursor per equation */
+    if ((rc = CRD_CALLOC((size_t)n + 1, &next))) goto fail;
+    memcpy(next, eptr, ((size_t)n + 1) * sizeof *next);
+    for (int32_t e = 0; e < ne; ++e) {
+      const int32_t *eq = elem_eq + (size_t)e * ndof;
+      for (int a = 0; a < ndof; ++a) {
+        int32_t q = eq[a];
+        if (q < 0) continue;
+        /* Elements arrive in increasing order, so an equation listed twice
+         * by one element shows up as a repeat of the last entry.  The packed
+         * upper triangle cannot express it: the pair (a,b) with eq[a] == eq[b]
+         * would need 2*k_ab on the diagonal, the map adds k_ab once. */
+        if (next[q] > eptr[q] && elist[next[q] - 1] == e) {
+          int a0 = 0;
+          while (eq[a0] != q) ++a0;
+          free(next);
+          rc = CRD_ERR(CRD_ERR_INPUT,
+                       "element %d: local DOFs %d and %d share equation %d (collapsed node?); "
+                       "the scatter map needs distinct equations per element",
+                       (int)e, a0, a, (int)q);
+          goto fail;
+        }
+        elist[next[q]++] = e;
+      }
+    }
+    free(next);
+  }
+
+  /* 2. Count the columns of every row.  A row has at most 1 + (number of
+   *    elements touching it)*ndof candidates, never more than n - r. */
+  for (int32_t r = 0; r < n; ++r) {
+    int64_t c = 1 + (eptr[r + 1] - eptr[r]) * ndof;
+    if (c > n - r) c = n - r;
+    if (c > maxcand) maxcand = c;
+  }
+#ifdef _OPENMP
+  nthr = omp_get_max_threads();
+#endif
+  if ((rc = CRD_CALLOC(1, &A))) goto fail;
+  A->n = n;
+  if ((rc = CRD_CALLOC((size_t)n + 1, &A->rowptr))) goto fail;
+  if ((rc = CRD_CALLOC((size_t)nthr * (size_t)maxcand, &buf))) goto fail;
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int32_t r = 0; r < n; ++r) {
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    A->rowptr[r + 1] = row_columns(r, eptr, elist, ndof, elem_eq, buf + (size_t)tid * maxcand);
+  }
+  CRD_FREE(buf);
+
+  /* Prefix sum with the limit of CHOLMOD's int interface (int32 rowptr). */
+  {
+    int64_t s = 0;
+    for (int32_t r = 0; r < n; ++r) {
+      s += A->rowptr[r + 1];
+      if (s > INT32_MAX) {
+        rc = CRD_ERR(CRD_ERR_UNSUPPORTED,
+                     "matrix pattern too large: more than 2^31-1 stored entries (upper triangle) "
+                     "already at row %d of %d; the int32 CSR/CHOLMOD int interface cannot hold it",
+                     (int)r, (int)n);
+        goto fail;
+      }
+      A->rowptr[r + 1] = (int32_t)s;
+    }
+    A->nnz = s;
+  }
+
+  /* 3. Fill the columns, straight into their final place. */
+  if ((rc = CRD_CALLOC(A->nnz, &A->col))) goto fail;
+  if ((rc = CRD_CALLOC(A->nnz, &A->val))) goto fail;
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int32_t r = 0; r < n; ++r)
+    row_columns(r, eptr, elist, ndof, elem_eq, A->col + A->rowptr[r]);
+  CRD_FREE(eptr);
+  CRD_FREE(elist);
+
+  /* 4. Scatter map: CSR position of every entry of every element's packed
+   *    upper triangle, in the order of crd_tri_index. */
+  if ((rc = CRD_CALLOC((size_t)ne * (size_t)ntri, &scatter))) goto fail;
+#pragma omp parallel for schedule(static)
+  for (int32_t e = 0; e < ne; ++e) {
+    const int32_t *eq = elem_eq + (size_t)e * ndof;
+    int32_t *s = scatter + (size_t)e * (size_t)ntri;
+    int t = 0;
+    for (int i = 0; i < ndof; ++i)
+      for (int j = i; j < ndof; ++j, ++t) {
+        int32_t p = eq[i], q = eq[j];
+        if (p < 0 || q < 0) { s[t] = -1; continue; }
+        s[t] = p <= q ? csr_find(A, p, q) : csr_find(A, q, p);
+      }
+  }
+
+  *Aout = A;
+  *scatter_out = scatter;
+  return 0;
+
+fail:
+  free(eptr);
+  free(elist);
+  free(buf);
+  free(scatter);
+  crd_csr_destroy(&A);
+  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+}
+
+void crd_csr_destroy(crd_csr **A)
+{
+  if (!A || !*A) return;
+  free((*A)->rowptr);
+  free((*A)->col);
+  free((*A)->val);
+  free(*A);
+  *A = NULL;
+}
+
+/* x and y must not overlap (y is zeroed first).
+ * Serial: the transposed half scatters into y[c], so a parallel version
+ * needs per-thread copies of y or a full (both triangles) pattern; not worth
+ * it while symv is used for checks rather than in an iterative solver. */
+void crd_csr_symv(const crd_csr *A, const double *x, double *y)
+{
+  const int32_t n = A->n;
+  memset(y, 0, (size_t)n * sizeof *y);
+  for (int32_t r = 0; r < n; ++r) {
+    const int32_t k0 = A->rowptr[r], k1 = A->rowptr[r + 1];
+    const double xr = x[r];
+    double acc = A->val[k0] * xr; /* diagonal */
+    for (int32_t k = k0 + 1; k < k1; ++k) {
+      const int32_t c = A->col[k];
+      acc += A->val[k] * x[c];
+      y[c] += A->val[k] * xr;
+    }
+    y[r] += acc;
+  }
+}
+
+void crd_csr_zero(crd_csr *A)
+{
+  if (A && A->val) memset(A->val, 0, (size_t)A->nnz * sizeof *A->val);
+}
