@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "crdyn/error.h"
@@ -227,6 +228,36 @@ static void test_file(void)
        !strcmp(m->case_path, path), "crd_case_load from a file: title and dir from the stem");
   crd_model_destroy(&m);
   remove(path);
+
+  /* a Gmsh part, found relative to the case file; its physical group becomes a set */
+  char dir[] = "/tmp/crd_t100_XXXXXX", msh[256], cas[256];
+  if (!mkdtemp(dir)) { T_OK(0, "mkdtemp"); return; }
+  snprintf(msh, sizeof msh, "%s/part.msh", dir);
+  snprintf(cas, sizeof cas, "%s/gm.json", dir);
+  f = fopen(msh, "w");
+  if (f) {
+    fputs("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"
+          "$PhysicalNames\n1\n2 1 \"plate\"\n$EndPhysicalNames\n"
+          "$Entities\n0 0 1 0\n1 0 0 0 1 1 0 1 1 0\n$EndEntities\n"
+          "$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n$EndNodes\n"
+          "$Elements\n1 1 1 1\n2 1 3 1\n1 1 2 3 4\n$EndElements\n", f);
+    fclose(f);
+  }
+  f = fopen(cas, "w");
+  if (f) {
+    fputs(J("{'format': 1, 'mesh': {'file': 'part.msh'}, 'sections': [{'elements': 'plate', 'E': 1, "
+            "'nu': 0.3, 'thickness': 1}], " STAT "}"), f);
+    fclose(f);
+  }
+  rc = crd_case_load(cas, &m);
+  int k = rc ? -1 : crd_model_find_set(m, "plate");
+  T_OK(rc == 0 && m->nn == 4 && m->ne == 1 && k > 0 && m->sets[k].ne == 1 && m->sets[k].nn == 4,
+       "Gmsh part relative to the case file, physical group as a set%s%s", rc ? ": " : "",
+       rc ? crd_err_message() : "");
+  crd_model_destroy(&m);
+  remove(msh);
+  remove(cas);
+  rmdir(dir);
   rc = crd_case_load("/nonexistent/dir/x.json", &m);
   T_OK(rc == CRD_ERR_IO && strstr(crd_err_message(), "/nonexistent/dir/x.json") && m == NULL,
        "missing file: CRD_ERR_IO naming it [%s]", crd_err_message());

@@ -82,8 +82,8 @@ static void check_global(const double *X0, const double *p0, const double *d, co
   double fG[20], KG[400], T[400], md;
   crd_q4_global(X0, p0, d, p, l, &MAT, fG, KG, &md);
   crd_cr_frame F;
-  double xl0[12], q[20];
-  crd_q4_local_vars(X0, d, p0, p, &F, xl0, q);
+  double xl0[12], q[20], r0xy[8];
+  crd_q4_local_vars(X0, d, p0, p, &F, xl0, q, r0xy);
   crd_q4_transform(&F, X0, d, p, l, T);
   double h = 1e-6, errT = 0, errf = 0, errK = 0, asym = 0;
   for (int b = 0; b < 20; ++b) {
@@ -91,8 +91,8 @@ static void check_global(const double *X0, const double *p0, const double *d, co
     perturb(d, p, l, b, h, dp, pp);
     perturb(d, p, l, b, -h, dm, pm);
     crd_cr_frame Fp;
-    crd_q4_local_vars(X0, dp, p0, pp, &Fp, xl0, qp);
-    crd_q4_local_vars(X0, dm, p0, pm, &Fp, xl0, qm);
+    crd_q4_local_vars(X0, dp, p0, pp, &Fp, xl0, qp, r0xy);
+    crd_q4_local_vars(X0, dm, p0, pm, &Fp, xl0, qm, r0xy);
     for (int a = 0; a < 20; ++a) errT = fmax(errT, fabs((qp[a] - qm[a]) / (2 * h) - T[20 * a + b]));
     double Up = crd_q4_global(X0, p0, dp, pp, l, &MAT, fp, NULL, &md);
     double Um = crd_q4_global(X0, p0, dm, pm, l, &MAT, fm, NULL, &md);
@@ -118,8 +118,8 @@ int main(void)
     random_quad(X0, p0, warps[c]);
     char what[96];
     crd_cr_frame F0;
-    double xl0[12], q[20], z[12] = {0};
-    crd_q4_local_vars(X0, z, p0, p0, &F0, xl0, q);
+    double xl0[12], q[20], z[12] = {0}, r0xy[8];
+    crd_q4_local_vars(X0, z, p0, p0, &F0, xl0, q, r0xy);
     snprintf(what, sizeof what, "case %d (warp %.2f)", c, warps[c]);
     check_local(xl0, what);
     eu_rot(axes[c], angles[c], Q);

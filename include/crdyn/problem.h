@@ -36,6 +36,7 @@ typedef struct crd_problem {
   int32_t *scatter;              /* ne*210 */
   crd_solver *solver;
   int analysed;
+  int indefinite;                /* the solver was switched to LDL^T */
   /* state */
   double *d, *p;                 /* 3*nn each */
   int *l;                        /* nn dependent component */

@@ -32,6 +32,8 @@ int crd_solver_neg_pivots(const crd_solver *s);
 /* The equation (0-based, the caller's numbering) of the non-positive pivot
  * of the last factorization attempt, or -1 when it succeeded (or none ran). */
 int crd_solver_failed_equation(const crd_solver *s);
+/* Switch to LDL^T for symmetric indefinite matrices (call analyse again). */
+int crd_solver_set_indefinite(crd_solver *s, int on);
 const crd_solver_stats *crd_solver_get_stats(const crd_solver *s);
 const char *crd_solver_name(const crd_solver *s);
 void crd_solver_destroy(crd_solver **s);

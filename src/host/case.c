@@ -78,7 +78,7 @@ static int parse_amplitude(const crd_case_ctx *c, const cJSON *it, const char *j
   int n, i = 0;
   if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) == 0)
     return CASE_BAD(c, jp, "expected a non-empty array of [t, a] pairs");
-  CRD_CALL(crd_json_array(c, it, jp, &n));
+  n = cJSON_GetArraySize(it);
   CRD_CALL(CRD_CALLOC(n, &a->t));
   CRD_CALL(CRD_CALLOC(n, &a->a));
   a->n = n;

@@ -296,7 +296,8 @@ static int cmp_edge(const void *pa, const void *pb)
   return (a->e > b->e) - (a->e < b->e);
 }
 
-static int check_elements(const crd_case_ctx *c, const crd_model *m, const part_src *ps, int np)
+static int check_elements(const crd_case_ctx *c, const crd_model *m, const part_src *ps, int np,
+                          const int32_t *map, int N)
 {
   char jp[CRD_JP_MAX];
   for (int e = 0; e < m->ne; ++e) {
@@ -351,10 +352,14 @@ static int check_elements(const crd_case_ctx *c, const crd_model *m, const part_
   if (!used) return CRD_ERR(CRD_ERR_MEM, "out of memory checking nodes");
   for (size_t k = 0; k < 4 * (size_t)m->ne; ++k) used[m->quads[k]] = 1;
   for (int i = 0; i < m->nn; ++i)
-    if (!used[i]) {
+    if (!used[i]) {                                          /* name the part it came from */
+      int j = 0, p = np - 1;
+      while (j < N && map[j] != i) ++j;
+      while (p > 0 && ps[p].noff > j) --p;
       free(used);
-      return CASE_BAD(c, "$.mesh", "node %d at (%g, %g, %g) belongs to no element (a free node "
-                      "makes the system singular)", i, m->x[3 * i], m->x[3 * i + 1], m->x[3 * i + 2]);
+      return CASE_BAD(c, ps[p].jp, "node %d (node %d of this part) at (%g, %g, %g) belongs to no "
+                      "element (a free node makes the system singular)", i, j - ps[p].noff,
+                      m->x[3 * i], m->x[3 * i + 1], m->x[3 * i + 2]);
     }
   free(used);
   return 0;
@@ -458,7 +463,7 @@ int crd_case_mesh(crd_case_ctx *c, const cJSON *mesh, crd_model *m)
     for (int k = 0; k < 4 * parts[p].ne; ++k)
       m->quads[4 * (size_t)ps[p].eoff + k] = map[ps[p].noff + parts[p].quads[k]];
 
-  TRY(check_elements(c, m, ps, np));
+  TRY(check_elements(c, m, ps, np, map, N));
   TRY(mesh_sets(c, m, parts, ps, np, map));
 
 done:

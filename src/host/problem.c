@@ -226,8 +226,8 @@ int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
     if (!(md > 0)) kind = 1;
     else {
       crd_cr_frame F0;
-      double xl0[12], q[20];
-      crd_q4_local_vars(X0, d, p0, p, &F0, xl0, q);
+      double xl0[12], q[20], r0xy[8];
+      crd_q4_local_vars(X0, d, p0, p, &F0, xl0, q, r0xy);
       if (!(current_min_det(xl0, q) > 0)) kind = 2;
     }
     if (!kind && !isfinite(pb->ue[e])) kind = 3;

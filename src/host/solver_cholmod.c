@@ -29,6 +29,11 @@ typedef struct crd_solver_ops {
   int (*factorize)(void *impl, const crd_csr *A, int32_t *failed_eq);
   int (*solve)(void *impl, const double *b, double *x);
   void (*destroy)(void *impl);
+  /* Switch to an LDL^T factorization that accepts indefinite matrices
+   * (takes effect at the next analyse); NULL when unsupported. */
+  int (*set_indefinite)(void *impl, int on);
+  /* Negative pivots of the last LDL^T factorization (-1: unknown). */
+  int (*neg_pivots)(void *impl);
 } crd_solver_ops;
 
 /* ======================================================================== */
@@ -40,6 +45,7 @@ typedef struct chol_impl {
   int started;           /* cholmod_start done (cholmod_finish needed) */
   cholmod_factor *L;     /* symbolic after analyse, numeric after factorize */
   cholmod_dense *X, *Y, *E; /* cholmod_solve2 result and workspaces, reused */
+  int indefinite;        /* simplicial LDL^T instead of supernodal LL^T */
 } chol_impl;
 
 /* CHOLMOD reports through Common->error_handler, which has no user pointer;
@@ -208,7 +214,34 @@ static void chol_destroy(void *impl)
   free(s);
 }
 
+/* Indefinite tangents (past a limit point, or under the non-conservative
+ * part of a load) need LDL^T: CHOLMOD's simplicial LDL^T accepts negative
+ * pivots (no pivoting: a zero pivot still fails).  Supernodal CHOLMOD is
+ * LL^T only, so this mode is slower and used only when needed. */
+static int chol_set_indefinite(void *impl, int on)
+{
+  chol_impl *s = impl;
+  s->indefinite = on;
+  s->c.supernodal = on ? CHOLMOD_SIMPLICIAL : CHOLMOD_SUPERNODAL;
+  s->c.final_ll = on ? 0 : 1;
+  s->c.quick_return_if_not_posdef = on ? 0 : 1;
+  return 0;
+}
+
+static int chol_neg_pivots(void *impl)
+{
+  chol_impl *s = impl;
+  if (!s->L || s->L->is_ll || s->L->is_super || s->L->xtype == CHOLMOD_PATTERN) return -1;
+  const int *Lp = s->L->p;
+  const double *Lx = s->L->x;
+  int neg = 0;
+  for (size_t j = 0; j < s->L->n; ++j) neg += Lx[Lp[j]] < 0.0; /* D(j) is the first entry of column j */
+  return neg;
+}
+
 static const crd_solver_ops chol_ops = {
+  .set_indefinite = chol_set_indefinite,
+  .neg_pivots = chol_neg_pivots,
   .name = "cholmod",
   .create = chol_create,
   .analyse = chol_analyse,
@@ -325,8 +358,17 @@ int crd_solver_solve(crd_solver *s, const double *b, double *x)
 
 int crd_solver_neg_pivots(const crd_solver *s)
 {
-  (void)s; /* CHOLMOD's supernodal LL^T stops at the first bad pivot */
-  return -1;
+  if (!s || !s->factorized || !s->ops->neg_pivots) return -1;
+  return s->ops->neg_pivots(s->impl);
+}
+
+int crd_solver_set_indefinite(crd_solver *s, int on)
+{
+  CRD_CHECK(s && s->ops->set_indefinite, CRD_ERR_UNSUPPORTED, "solver '%s' has no indefinite mode",
+            s ? s->ops->name : "(none)");
+  CRD_CALL(s->ops->set_indefinite(s->impl, on));
+  s->analysed = s->factorized = 0; /* a new symbolic factorization is needed */
+  return 0;
 }
 
 int crd_solver_failed_equation(const crd_solver *s) { return s ? s->failed_eq : -1; }

@@ -88,6 +88,15 @@ static int factorize(crd_run *r, int first)
     pb->analysed = 1;
   }
   int rc = crd_solver_factorize(pb->solver, pb->K);
+  if (rc == CRD_WARN_NOT_POSDEF && !first && !pb->indefinite) {
+    /* past a limit point, or under the non-conservative part of a load
+     * (moments in 3D, pressure): go on with LDL^T from here */
+    crd_run_progress(r, "tangent indefinite: switching to LDL^T");
+    CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
+    pb->indefinite = 1;
+    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
+    rc = crd_solver_factorize(pb->solver, pb->K);
+  }
   r->time_factor += crd_wtime() - t0;
   if (rc == CRD_WARN_NOT_POSDEF && first) {
     char where[96];
@@ -207,7 +216,7 @@ static int run_load_control(crd_run *r, st_work *w)
         return CRD_ERR(CRD_ERR_NUMERIC, "static step at load factor %.6g failed after cutting the "
                        "increment to %.3g (last: %s)", lnew, dlam * 2, last);
       }
-      crd_run_progress(r, "cut: load factor %.6g -> increment %.3g", lnew, dlam);
+      crd_run_progress(r, "cut: load factor %.6g -> increment %.3g (%s)", lnew, dlam, crd_err_message());
       continue;
     }
     first = 0;
