@@ -185,7 +185,11 @@ int crd_run_case(const crd_run_opts *opts)
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
   const char *be = opts->backend ? opts->backend : m->backend;
   if (strcmp(be, "cpu") && strcmp(be, "auto")) {
-    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: cpu)", be);
+    if (opts->backend)
+      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "--backend %s: backend not compiled into this build (available: cpu, auto)", be);
+    else
+      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.backend: backend '%s' is not compiled into this build "
+                   "(available: cpu, auto)", m->case_path, be);
     goto out;
   }
   if (m->nbodies > 0) {

@@ -350,6 +350,12 @@ int crd_static_run(crd_run *r)
     goto out;
   double L0[3] = {0, 0, 0};
   if ((rc = crd_run_record(r, 0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, L0, L0, 1))) goto out;
+  /* The tangent of the initial state must be positive definite: this
+   * catches singular models even when the first residual is zero. */
+  {
+    double rn, ref, U;
+    if ((rc = residual(r, &w, 0.0, 1, &rn, &ref, &U)) || (rc = factorize(r, 1))) goto out;
+  }
   if (!m->analysis.nlgeom) rc = run_linear(r, &w);
   else if (m->analysis.arc_length) rc = run_arc_length(r, &w);
   else rc = run_load_control(r, &w);

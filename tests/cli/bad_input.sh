@@ -2,9 +2,11 @@
 # CLI checks: bad cases must fail with a message that names the problem and
 # where (file and JSON path, element or line) and must leave no complete-
 # looking output; the good paths (--help, --version, check, run) must work.
-# POSIX sh, run from the repository root; prints TAP.  $CRDYN: the binary.
+# POSIX sh, run from the repository root; prints TAP.  $CRDYN: the binary
+# (default ./build/crdyn).  VERBOSE=1 also shows the message of each bad case.
 CRDYN=${CRDYN:-./build/crdyn}
 case "$CRDYN" in /*) ;; *) CRDYN="$(pwd)/$CRDYN" ;; esac
+[ -x "$CRDYN" ] || { echo "not ok 1 - $CRDYN is not built"; echo "1..1"; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/crdyn-cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 n=0; nfail=0
@@ -73,7 +75,6 @@ bad() {
   fi
 }
 
-C="$T/case.json"
 
 # ---------------------------------------------------------------- bad input
 printf '{\n  "format": 1,\n  "title": "x",,\n  "mesh": {}\n}\n' >"$T/malformed.json"
