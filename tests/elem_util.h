@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include "crdyn/cr_frame.h"
 
-static double eu_rand(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
+static inline double eu_rand(void) { return 2.0 * rand() / (double)RAND_MAX - 1.0; }
 
 /* Rotation matrix (row-major) from axis (normalised here) and angle. */
-static void eu_rot(const double *ax, double ang, double *Q)
+static inline void eu_rot(const double *ax, double ang, double *Q)
 {
   double n = crd_norm3(ax), u[3] = {ax[0] / n, ax[1] / n, ax[2] / n};
   double c = cos(ang), s = sin(ang), C = 1 - c;
@@ -16,18 +16,18 @@ static void eu_rot(const double *ax, double ang, double *Q)
   Q[3] = u[1] * u[0] * C + u[2] * s; Q[4] = c + u[1] * u[1] * C;        Q[5] = u[1] * u[2] * C - u[0] * s;
   Q[6] = u[2] * u[0] * C - u[1] * s; Q[7] = u[2] * u[1] * C + u[0] * s; Q[8] = c + u[2] * u[2] * C;
 }
-static void eu_matvec(const double *Q, const double *x, double *y)
+static inline void eu_matvec(const double *Q, const double *x, double *y)
 {
   for (int i = 0; i < 3; ++i) y[i] = Q[3 * i] * x[0] + Q[3 * i + 1] * x[1] + Q[3 * i + 2] * x[2];
 }
-static void eu_normalize(double *p)
+static inline void eu_normalize(double *p)
 {
   double n = crd_norm3(p);
   p[0] /= n; p[1] /= n; p[2] /= n;
 }
 
 /* Eigenvalues of a symmetric n x n matrix (cyclic Jacobi), ascending. */
-static void eu_eig_sym(int n, const double *Ain, double *w)
+static inline void eu_eig_sym(int n, const double *Ain, double *w)
 {
   double *A = malloc(sizeof(double) * n * n);
   for (int i = 0; i < n * n; ++i) A[i] = Ain[i];
