@@ -252,7 +252,7 @@ static int run_arc_length(crd_run *r, st_work *w)
     for (int c = 0; c < 3; ++c)
       if (pb->eq[5 * i + c] >= 0) mask[pb->eq[5 * i + c]] = 1.0;
 #define MDOT(a, b) ({ double s_ = 0; for (int i_ = 0; i_ < n; ++i_) s_ += mask[i_] * (a)[i_] * (b)[i_]; s_; })
-  double lam = 0.0, ds = -1.0, L0[3] = {0, 0, 0};
+  double lam = 0.0, ds = -1.0, L0[3] = {0, 0, 0}, size = model_size(r->m);
   int step = 0, first = 1, rc = 0, maxinc = 20 * an->steps, desired = 5;
   memset(w->Du_prev, 0, sizeof(double) * n);
   while (lam < an->max_load_factor * (1.0 - 1e-9) && step < maxinc) {
@@ -278,6 +278,7 @@ static int run_arc_length(crd_run *r, st_work *w)
       if (rc > 0) break;
       if (rc < 0) goto out;
       res = ref > 0 ? rn / ref : rn;
+      if (getenv("CRDYN_DEBUG")) fprintf(stderr, "  arc it %d |R| %.3e ref %.3e dlam %.4g\n", it, rn, ref, Dlam);
       if (rn <= an->tolerance * ref) { conv = 1; break; }
       rc = factorize(r, 0);
       if (rc < 0) goto out;
@@ -300,6 +301,12 @@ static int run_arc_length(crd_run *r, st_work *w)
       Dlam += dl;
       crd_problem_update(pb, w->du, 1.0);
       r->newton_iters++;
+      double mx = 0;
+      for (int i = 0; i < n; ++i) mx = fmax(mx, mask[i] * fabs(w->du[i]));
+      if (mx <= 1e-3 * an->tolerance * size && rn <= sqrt(an->tolerance) * ref) { /* round-off floor */
+        conv = 1;
+        break;
+      }
     }
     if (!conv) {
       restore_state(pb, w);
