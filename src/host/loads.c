@@ -87,11 +87,15 @@ static void add_K(crd_problem *pb, int e, int a, int b, double v)
   if (pos >= 0) pb->K->val[pos] += v;
 }
 
-static void pressure_element(crd_problem *pb, int e, double P, double *F, int want_K)
+/* Nodal forces f (12) of pressure P on element e in its current
+ * configuration, and when Kp is given df/dx (12x12) for the load stiffness. */
+static void pressure_forces(const crd_problem *pb, int e, double P, double *f, double *Kp)
 {
   const crd_model *m = pb->m;
   const double g = 0.57735026918962576451;
-  double X[12], f[12] = {0}, Kp[144] = {0};
+  double X[12];
+  for (int a = 0; a < 12; ++a) f[a] = 0.0;
+  if (Kp) for (int a = 0; a < 144; ++a) Kp[a] = 0.0;
   for (int a = 0; a < 4; ++a)
     for (int c = 0; c < 3; ++c) X[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c] + pb->d[3 * m->quads[4 * e + a] + c];
   for (int ig = 0; ig < 4; ++ig) {
@@ -102,7 +106,7 @@ static void pressure_element(crd_problem *pb, int e, double P, double *F, int wa
     crd_cross3(a, b, n);
     for (int i = 0; i < 4; ++i)
       for (int c = 0; c < 3; ++c) f[3 * i + c] += P * N[i] * n[c];
-    if (!want_K) continue;
+    if (!Kp) continue;
     /* df_i/dx_j = P N_i (-Nxi_j [b]x + Neta_j [a]x) */
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 4; ++j) {
@@ -114,15 +118,20 @@ static void pressure_element(crd_problem *pb, int e, double P, double *F, int wa
           for (int c = 0; c < 3; ++c) Kp[12 * (3 * i + r) + 3 * j + c] += S[3 * r + c];
       }
   }
-  for (int a = 0; a < 4; ++a) add_trans(pb, m->quads[4 * e + a], f + 3 * a, F);
+}
+
+static void pressure_element(crd_problem *pb, int e, double P, double *F, int want_K)
+{
+  double f[12], Kp[144];
+  pressure_forces(pb, e, P, f, want_K ? Kp : NULL);
+  for (int a = 0; a < 4; ++a) add_trans(pb, pb->m->quads[4 * e + a], f + 3 * a, F);
   if (!want_K) return;
   for (int i = 0; i < 4; ++i)
     for (int r = 0; r < 3; ++r)
       for (int j = 0; j < 4; ++j)
         for (int c = 0; c < 3; ++c) {
           int A = 3 * i + r, B = 3 * j + c;
-          double v = -0.5 * (Kp[12 * A + B] + Kp[12 * B + A]);
-          add_K(pb, e, 5 * i + r, 5 * j + c, v);
+          add_K(pb, e, 5 * i + r, 5 * j + c, -0.5 * (Kp[12 * A + B] + Kp[12 * B + A]));
         }
 }
 
@@ -208,20 +217,11 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
       int ne = set ? set->ne : pb->ne;
       for (int j = 0; j < ne; ++j) {
         int e = set ? set->elems[j] : j;
-        const double g = 0.57735026918962576451;
-        double Xc[12];
-        for (int a = 0; a < 4; ++a)
-          for (int c = 0; c < 3; ++c) Xc[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c] + pb->d[3 * m->quads[4 * e + a] + c];
-        for (int ig = 0; ig < 4; ++ig) {
-          double xi = (ig == 0 || ig == 3) ? -g : g, eta = ig < 2 ? -g : g, N[4], Nx[4], Ne[4], a[3] = {0}, b[3] = {0}, n[3];
-          crd_q4_shape(xi, eta, N, Nx, Ne);
-          for (int i = 0; i < 4; ++i)
-            for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * Xc[3 * i + c]; b[c] += Ne[i] * Xc[3 * i + c]; }
-          crd_cross3(a, b, n);
-          for (int i = 0; i < 4; ++i) {
-            int nd = m->quads[4 * e + i];
-            for (int c = 0; c < 3; ++c) W += fac * ld->pressure * N[i] * n[c] * (pb->d[3 * nd + c] - d0[3 * nd + c]);
-          }
+        double f[12];
+        pressure_forces(pb, e, fac * ld->pressure, f, NULL);
+        for (int a = 0; a < 4; ++a) {
+          int nd = m->quads[4 * e + a];
+          for (int c = 0; c < 3; ++c) W += f[3 * a + c] * (pb->d[3 * nd + c] - d0[3 * nd + c]);
         }
       }
     }
