@@ -1,0 +1,660 @@
+#!/usr/bin/env python3
+"""Validation of crdyn against published shell benchmarks (B1-B3, B6, B7).
+
+Runs each benchmark case of cases/ with the crdyn binary into a temporary
+folder, reads history.csv, compares the probe values with the reference
+values held below (copied as data from /work/shared/benchmarks.md, sections
+B1-B3, B6 and B7, with their source and reliability tag), prints one TAP line
+per assertion and exits 1 if any assertion fails.
+
+    python3 tools/validate.py [--crdyn build/crdyn] [--write-doc docs/validation.md]
+
+With --write-doc PATH it also writes a generated Markdown report.
+Standard library only; run from anywhere (case paths are taken relative to
+the repository root, the folder above tools/).
+"""
+
+import argparse
+import csv
+import datetime
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---------------------------------------------------------------------------
+# Reference data (benchmarks.md; tags: [V] checked in a retrieved source,
+# [C] computed from a closed form / converged integration).
+# ---------------------------------------------------------------------------
+
+SRC_MH = "MacNeal & Harder, FEAD 1 (1985) 3-20"
+SRC_SZE = ("Sze, Liu & Lo, FEAD 40 (2004) 1551-1569, "
+           "doi 10.1016/j.finel.2003.11.001")
+
+# B1 Scordelis-Lo roof: vertical deflection at the free-edge midpoint.
+# [V] MacNeal & Harder 1985; Altair OS-V 0730 "target solution 0.3024".
+# (0.3006 converged Kirchhoff and 0.3086 "deep shell" also appear [M].)
+B1_REF = 0.3024
+B1_SRC = SRC_MH + " (Altair OS-V 0730 target 0.3024) [V]"
+
+# B2 Pinched cylinder with rigid diaphragms: radial deflection under the load
+# = 164.24 P/(E t) (Lindberg, Olson & Cowper 1969).  [V] Kratos docs,
+# FinEALE pinchcyl (1.82488e-5), OpenSees gallery.
+B2_REF = 1.8248e-5
+B2_SRC = SRC_MH + " (164.24 P/(E t), Lindberg, Olson & Cowper 1969) [V]"
+
+# B3a Pinched hemisphere with 18 deg hole: radial displacement at the load
+# point, quarter model with load 1.0.  [V] SkyCiv/MIDAS citing MacNeal & Harder.
+B3_REF = 0.094
+B3_SRC = SRC_MH + " (SkyCiv/MIDAS verification) [V]"
+
+# B6 Sze 3.1 cantilever under end shear force, Pmax = 4, L = 10.
+# Columns: P/Pmax, -u_tip S4R, w_tip S4R, -u_tip elastica, w_tip elastica.
+# S4R: [V] Sze, Liu & Lo 2004 (via MBDyn sze31_ref.dat / Elmer copies).
+# Elastica: [C] exact inextensible Euler-Bernoulli elastica,
+#           /work/shared/ref_scripts/elastica_sze31.py.
+B6_L = 10.0
+B6_TABLE = [
+    (0.05, 0.026, 0.663, 0.0265, 0.6636),
+    (0.10, 0.103, 1.309, 0.1035, 1.3098),
+    (0.15, 0.224, 1.922, 0.2249, 1.9235),
+    (0.20, 0.381, 2.493, 0.3817, 2.4945),
+    (0.25, 0.563, 3.015, 0.5643, 3.0172),
+    (0.30, 0.763, 3.488, 0.7640, 3.4901),
+    (0.35, 0.971, 3.912, 0.9732, 3.9147),
+    (0.40, 1.184, 4.292, 1.1860, 4.2941),
+    (0.45, 1.396, 4.631, 1.3981, 4.6326),
+    (0.50, 1.604, 4.933, 1.6064, 4.9346),
+    (0.55, 1.807, 5.202, 1.8090, 5.2042),
+    (0.60, 2.002, 5.444, 2.0046, 5.4455),
+    (0.65, 2.190, 5.660, 2.1925, 5.6619),
+    (0.70, 2.370, 5.855, 2.3724, 5.8567),
+    (0.75, 2.541, 6.031, 2.5442, 6.0325),
+    (0.80, 2.705, 6.190, 2.7080, 6.1918),
+    (0.85, 2.861, 6.335, 2.8641, 6.3365),
+    (0.90, 3.010, 6.467, 3.0128, 6.4684),
+    (0.95, 3.151, 6.588, 3.1545, 6.5890),
+    (1.00, 3.286, 6.698, 3.2894, 6.6996),
+]
+B6_SRC_S4R = SRC_SZE + ", ABAQUS S4R [V]"
+B6_SRC_EL = "exact elastica, ref_scripts/elastica_sze31.py [C]"
+
+# B7 Sze 3.2 cantilever under end moment, L = 12, Mmax = 2 pi EI / L.
+# Exact [V]: kappa = 2 pi lf / L, -u = L - sin(kappa L)/kappa,
+#            w = (1 - cos(kappa L))/kappa  (computed in b7_exact below).
+# S4R 16x1 rows [V] Sze, Liu & Lo 2004 (via MBDyn sze32_ref.dat).
+# Columns: M/Mmax, -u exact, w exact, -u S4R, w S4R (exact columns kept
+# only as a cross-check of the formula; the assertions use the formula).
+B7_L = 12.0
+B7_TABLE = [
+    (0.10, 0.774, 3.648, 0.773, 3.648),
+    (0.25, 4.361, 7.639, 4.357, 7.643),
+    (0.50, 12.000, 7.639, 12.000, 7.652),
+    (0.70, 14.595, 3.571, 14.603, 3.583),
+    (0.75, 14.546, 2.546, 14.556, 2.556),
+    (0.90, 13.247, 0.405, 13.254, 0.407),
+    (1.00, 12.000, 0.000, 12.000, 0.000),
+]
+B7_SRC_EXACT = "closed form (circular arc), as given in " + SRC_SZE + " [V]"
+B7_SRC_S4R = SRC_SZE + ", ABAQUS S4R 16x1 [V]"
+
+# Tolerances (from the task brief; benchmarks.md suggests 1 % for B6 and
+# 3 % for B2 at 32x32 -- the stricter/looser choice is the brief's).
+TOL_B1 = 0.02
+TOL_B2 = 0.02
+TOL_B3 = 0.02
+TOL_B3_SYM = 1e-6        # relative mismatch |B.uy + A.ux| / |A.ux|
+TOL_B6 = 0.02            # relative, vs S4R, both -u and w
+TOL_B7 = 0.01            # times L, vs exact, both u and w
+TOL_B7_CLOSE = 1e-3      # tip to root distance, times L, at lf = 1
+TOL_B7_NORMAL = 1e-3     # |p - (0,0,1)| at lf = 1
+LF_MATCH = 1e-9          # a history load factor equals a tabulated level
+
+CASES = {
+    "scordelis_lo_4": "cases/scordelis_lo_4.json",
+    "scordelis_lo_8": "cases/scordelis_lo_8.json",
+    "scordelis_lo_16": "cases/scordelis_lo_16.json",
+    "pinched_cylinder_8": "cases/pinched_cylinder_8.json",
+    "pinched_cylinder_16": "cases/pinched_cylinder_16.json",
+    "pinched_cylinder_32": "cases/pinched_cylinder_32.json",
+    "pinched_hemisphere_8": "cases/pinched_hemisphere_8.json",
+    "pinched_hemisphere_16": "cases/pinched_hemisphere_16.json",
+    "sze31_cantilever_shear": "cases/sze31_cantilever_shear.json",
+    "sze32_cantilever_moment": "cases/sze32_cantilever_moment.json",
+    "sze35_pullout_cylinder": "cases/sze35_pullout_cylinder.json",
+}
+
+# B8, Sze 3.5 pull-out of an open-ended cylinder, octant 24x36 with P/4
+# (benchmarks.md B8 [V], ABAQUS S4R as copied by MBDyn):
+# (P/Pmax, W_A, -U_B, -U_C); probes A (load point), B (mid-length, 90 deg),
+# C (free edge, 90 deg).  The jump lies between 0.50 and 0.525.
+B8_TABLE = [
+    (0.05, 1.260, 1.471, 1.493), (0.10, 1.707, 2.217, 2.293),
+    (0.20, 2.079, 2.904, 3.106), (0.30, 2.257, 3.227, 3.452),
+    (0.40, 2.376, 3.443, 3.632), (0.50, 2.473, 3.653, 3.718),
+    (0.525, 2.543, 4.061, 3.580), (0.60, 2.618, 4.274, 3.452),
+    (0.80, 2.710, 4.455, 3.332), (1.00, 2.768, 4.551, 3.269),
+]
+TOL_B8 = 0.02
+
+
+# ---------------------------------------------------------------------------
+# TAP
+# ---------------------------------------------------------------------------
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, cond, desc, got=None, want=None):
+        self.n += 1
+        if cond:
+            print("ok %d - %s" % (self.n, desc))
+        else:
+            self.failed += 1
+            print("not ok %d - %s: got %s want %s" % (self.n, desc, got, want))
+        sys.stdout.flush()
+        return bool(cond)
+
+    def note(self, text):
+        for line in text.splitlines():
+            print("# " + line)
+        sys.stdout.flush()
+
+
+def fmt(x, digits=6):
+    if x is None:
+        return "n/a"
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return str(x)
+    return "%.*g" % (digits, x)
+
+
+def pct(x):
+    return "n/a" if x is None else "%+.3f %%" % (100.0 * x)
+
+
+def rel(got, ref):
+    if got is None:
+        return None
+    return (got - ref) / ref
+
+
+# ---------------------------------------------------------------------------
+# Running the cases
+# ---------------------------------------------------------------------------
+
+def run_case(crdyn, name, case, tmp):
+    """Run one case; return (rows, error).  rows: list of dicts of floats."""
+    out = os.path.join(tmp, name)
+    try:
+        p = subprocess.run([crdyn, "run", os.path.join(ROOT, case),
+                            "--out", out, "--quiet"],
+                           cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, str(e)
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, "exit status %d%s" % (
+            p.returncode, (": " + msg[-1]) if msg else "")
+    path = os.path.join(out, "history.csv")
+    try:
+        with open(path, newline="") as f:
+            rows = [{k: float(v) for k, v in r.items()}
+                    for r in csv.DictReader(f)]
+    except (OSError, ValueError) as e:
+        return None, "cannot read history.csv: %s" % e
+    if len(rows) < 2:
+        return None, "history.csv has %d data rows" % len(rows)
+    return rows, None
+
+
+def final(rows, col):
+    if not rows or col not in rows[-1]:
+        return None
+    return rows[-1][col]
+
+
+def at_level(rows, lf):
+    if not rows:
+        return None
+    for r in rows:
+        if abs(r["load_factor"] - lf) <= LF_MATCH:
+            return r
+    return None
+
+
+def b7_exact(lf, L=B7_L):
+    """-u and w of the exact end-moment solution at load factor lf."""
+    if lf == 0.0:
+        return 0.0, 0.0
+    k = 2.0 * math.pi * lf / L
+    return L - math.sin(k * L) / k, (1.0 - math.cos(k * L)) / k
+
+
+# ---------------------------------------------------------------------------
+# Benchmarks
+# ---------------------------------------------------------------------------
+
+def convergence(tap, label, meshes, values, ref):
+    """Monotone convergence: values monotone in the mesh sequence and
+    |error| strictly decreasing."""
+    ok = None not in values
+    if ok:
+        errs = [abs(v - ref) for v in values]
+        inc = all(values[i] < values[i + 1] for i in range(len(values) - 1))
+        dec = all(values[i] > values[i + 1] for i in range(len(values) - 1))
+        ok = (inc or dec) and all(errs[i] > errs[i + 1]
+                                  for i in range(len(errs) - 1))
+    seq = " -> ".join("%s: %s" % (m, fmt(v)) for m, v in zip(meshes, values))
+    tap.check(ok, "%s monotone convergence %s" % (label, " -> ".join(meshes)),
+              seq, "monotone values with decreasing |error| towards %s"
+              % fmt(ref))
+    return ok, seq
+
+
+def bench_linear(tap, res, key, label, meshes, cases, getter, ref, tol, src,
+                 toward_only=False):
+    """Shared B1/B2/B3 logic: finest mesh within tol, convergence rows."""
+    values = []
+    for c in cases:
+        rows = res[c][0]
+        values.append(getter(rows) if rows else None)
+    fine = values[-1]
+    e = rel(fine, ref)
+    ok_fine = tap.check(e is not None and abs(e) <= tol,
+                        "%s %s within %g %% of %s (rel. error %s)"
+                        % (label, meshes[-1], 100 * tol, fmt(ref), pct(e)),
+                        fmt(fine), "%s +- %g %%" % (fmt(ref), 100 * tol))
+    if toward_only:
+        a, b = values[-2], values[-1]
+        ok_conv = (a is not None and b is not None
+                   and abs(b - ref) < abs(a - ref))
+        seq = "%s: %s -> %s: %s" % (meshes[-2], fmt(a), meshes[-1], fmt(b))
+        tap.check(ok_conv, "%s %s -> %s moves toward %s"
+                  % (label, meshes[-2], meshes[-1], fmt(ref)),
+                  seq, "|error| decreasing")
+    else:
+        ok_conv, seq = convergence(tap, label, meshes, values, ref)
+    rows = []
+    for m, v in zip(meshes, values):
+        rows.append((m, v, ref, rel(v, ref)))
+    return {"key": key, "rows": rows, "ok_fine": ok_fine, "ok_conv": ok_conv,
+            "src": src, "tol": tol}
+
+
+def bench_b6(tap, rows):
+    table = []
+    for lf, u_s4r, w_s4r, u_el, w_el in B6_TABLE:
+        r = at_level(rows, lf)
+        u = -r["tip.ux"] if r else None
+        w = r["tip.uz"] if r else None
+        eu, ew = rel(u, u_s4r), rel(w, w_s4r)
+        oku = tap.check(eu is not None and abs(eu) <= TOL_B6,
+                        "B6 Sze 3.1 P/Pmax=%.2f -u_tip within %g %% of S4R "
+                        "(rel. error %s)" % (lf, 100 * TOL_B6, pct(eu)),
+                        fmt(u), "%s +- %g %%" % (fmt(u_s4r), 100 * TOL_B6))
+        okw = tap.check(ew is not None and abs(ew) <= TOL_B6,
+                        "B6 Sze 3.1 P/Pmax=%.2f w_tip within %g %% of S4R "
+                        "(rel. error %s)" % (lf, 100 * TOL_B6, pct(ew)),
+                        fmt(w), "%s +- %g %%" % (fmt(w_s4r), 100 * TOL_B6))
+        table.append(dict(lf=lf, u=u, w=w, u_s4r=u_s4r, w_s4r=w_s4r,
+                          u_el=u_el, w_el=w_el, eu=eu, ew=ew,
+                          eu_el=rel(u, u_el), ew_el=rel(w, w_el),
+                          ok=oku and okw))
+    worst_el = max((max(abs(t["eu_el"]), abs(t["ew_el"])) for t in table
+                    if t["eu_el"] is not None), default=None)
+    if worst_el is not None:
+        tap.note("B6 vs elastica (reported, not asserted): max |rel. error| "
+                 "%s" % pct(worst_el))
+    return table
+
+
+def bench_b8(tap, rows):
+    table = []
+    for lf, wa, ub, uc in B8_TABLE:
+        r = at_level(rows, lf)
+        got = (r["A.uz"], -r["B.ux"], -r["C.ux"]) if r else (None, None, None)
+        errs = [rel(g, ref) for g, ref in zip(got, (wa, ub, uc))]
+        oks = []
+        for name, g, ref, e in zip(("W_A", "-U_B", "-U_C"), got, (wa, ub, uc), errs):
+            oks.append(tap.check(e is not None and abs(e) <= TOL_B8,
+                                 "B8 Sze 3.5 P/Pmax=%.3f %s within %g %% of S4R (rel. error %s)"
+                                 % (lf, name, 100 * TOL_B8, pct(e)), fmt(g),
+                                 "%s +- %g %%" % (fmt(ref), 100 * TOL_B8)))
+        table.append((lf, got, (wa, ub, uc), errs, all(oks)))
+    return table
+
+
+def write_b8(path, table):
+    with open(path, "a") as f:
+        f.write("\n## B8 Sze 3.5: pull-out of an open-ended cylinder (24x36 octant)\n\n")
+        f.write("Reference: %s, ABAQUS S4R [V] (benchmarks.md B8). Tolerance %g %% at every "
+                "tabulated level, the jump (0.50 to 0.525) included.\n\n" % (SRC_SZE, 100 * TOL_B8))
+        f.write("| P/Pmax | W_A | ref | err | -U_B | ref | err | -U_C | ref | err | result |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for lf, got, ref, errs, ok in table:
+            cells = []
+            for g, r, e in zip(got, ref, errs):
+                cells += [fmt(g), fmt(r), pct(e)]
+            f.write("| %.3f | %s | %s |\n" % (lf, " | ".join(cells), pf(ok)))
+
+
+def bench_b7(tap, rows):
+    s4r = {lf: (u, w) for lf, _, _, u, w in B7_TABLE}
+    table = []
+    levels = [r for r in (rows or []) if r["load_factor"] > 0.0]
+    if not levels:
+        tap.check(False, "B7 Sze 3.2 history has load levels", "none",
+                  "load factors > 0")
+    for r in levels:
+        lf = r["load_factor"]
+        ue, we = b7_exact(lf)
+        u, w = -r["tip.ux"], r["tip.uz"]
+        du, dw = (u - ue) / B7_L, (w - we) / B7_L
+        oku = tap.check(abs(du) <= TOL_B7,
+                        "B7 Sze 3.2 lf=%.4g -u_tip within %g L of exact "
+                        "(|du|/L = %.2e)" % (lf, TOL_B7, abs(du)),
+                        fmt(u), "%s +- %g" % (fmt(ue), TOL_B7 * B7_L))
+        okw = tap.check(abs(dw) <= TOL_B7,
+                        "B7 Sze 3.2 lf=%.4g w_tip within %g L of exact "
+                        "(|dw|/L = %.2e)" % (lf, TOL_B7, abs(dw)),
+                        fmt(w), "%s +- %g" % (fmt(we), TOL_B7 * B7_L))
+        tab = None
+        for k in s4r:
+            if abs(k - lf) <= LF_MATCH:
+                tab = s4r[k]
+        table.append(dict(lf=lf, u=u, w=w, ue=ue, we=we, du=du, dw=dw,
+                          s4r=tab, ok=oku and okw))
+    # every tabulated level must be present in the history
+    for lf, ue_tab, we_tab, _, _ in B7_TABLE:
+        present = at_level(rows, lf) is not None
+        tap.check(present, "B7 Sze 3.2 history holds tabulated level "
+                  "M/Mmax=%.2f" % lf, "missing", "a row at this level")
+    # the tabulated exact columns must agree with the formula (3 decimals)
+    worst = max(max(abs(b7_exact(lf)[0] - ue_tab), abs(b7_exact(lf)[1] - we_tab))
+                for lf, ue_tab, we_tab, _, _ in B7_TABLE)
+    tap.check(worst <= 6e-4, "B7 exact formula reproduces the tabulated exact "
+              "columns of benchmarks.md (max diff %.1e)" % worst,
+              "%.1e" % worst, "<= 6e-4 (rounding to 3 decimals)")
+    close = {}
+    r1 = at_level(rows, 1.0)
+    if r1 is not None:
+        # tip starts at (L, y, 0); the root point of its fibre is (0, y, 0)
+        dist = math.sqrt((B7_L + r1["tip.ux"]) ** 2 + r1["tip.uy"] ** 2
+                         + r1["tip.uz"] ** 2)
+        dn = math.sqrt(r1["tip.px"] ** 2 + r1["tip.py"] ** 2
+                       + (r1["tip.pz"] - 1.0) ** 2)
+        close = dict(dist=dist, dn=dn,
+                     n=(r1["tip.px"], r1["tip.py"], r1["tip.pz"]))
+    dist, dn = close.get("dist"), close.get("dn")
+    close["ok_dist"] = tap.check(
+        dist is not None and dist <= TOL_B7_CLOSE * B7_L,
+        "B7 Sze 3.2 lf=1 tip back at the root (distance/L = %s)"
+        % (fmt(dist / B7_L if dist is not None else None, 3)),
+        "distance %s" % fmt(dist), "<= %g" % (TOL_B7_CLOSE * B7_L))
+    close["ok_n"] = tap.check(
+        dn is not None and dn <= TOL_B7_NORMAL,
+        "B7 Sze 3.2 lf=1 tip normal back to (0,0,1) (|p - e_z| = %s)"
+        % fmt(dn, 3),
+        "(%s)" % ", ".join(fmt(c) for c in close.get("n", ())) or "n/a",
+        "within %g of (0,0,1)" % TOL_B7_NORMAL)
+    return table, close
+
+
+# ---------------------------------------------------------------------------
+# Markdown report
+# ---------------------------------------------------------------------------
+
+def pf(ok):
+    return "pass" if ok else "**FAIL**"
+
+
+def write_doc(path, crdyn, res, b1, b2, b3, b3sym, b6, b7, b7close, tap):
+    try:
+        ver = subprocess.run([crdyn, "--version"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=10)
+        version = ver.stdout.decode("utf-8", "replace").strip().splitlines()
+        version = version[0] if version else "unknown"
+    except (OSError, subprocess.TimeoutExpired):
+        version = "unknown"
+    today = datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M UTC")
+    L = []
+    w = L.append
+    w("# crdyn validation report")
+    w("")
+    w("<!-- Generated by tools/validate.py -- do not edit by hand. -->")
+    w("")
+    w("Generated by `tools/validate.py` on %s with `%s`. **Do not edit by "
+      "hand**: rerun `python3 tools/validate.py --write-doc "
+      "docs/validation.md`." % (today, version))
+    w("")
+    w("References and tolerances are those of `benchmarks.md` (sections "
+      "B1-B3, B6, B7); tags: [V] value checked in a retrieved source, "
+      "[C] computed from a closed form. Relative error = (computed - "
+      "reference) / reference.")
+    w("")
+    w("Result: **%d assertions, %d passed, %d failed.**"
+      % (tap.n, tap.n - tap.failed, tap.failed))
+    w("")
+    w("## Summary")
+    w("")
+    w("| id | benchmark | mesh | computed | reference | rel. error | "
+      "tolerance | result | source |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for bid, name, b in (("B1", "Scordelis-Lo roof, -u_z at free-edge "
+                          "midpoint", b1),
+                         ("B2", "Pinched cylinder, radial deflection under "
+                          "the load", b2),
+                         ("B3", "Pinched hemisphere (18 deg hole), u_x at "
+                          "load point", b3)):
+        m, v, ref, e = b["rows"][-1]
+        w("| %s | %s | %s | %s | %s | %s | %g %% | %s | %s |"
+          % (bid, name, m, fmt(v), fmt(ref), pct(e), 100 * b["tol"],
+             pf(b["ok_fine"]), b["src"]))
+    if b6:
+        worst = max((max(abs(t["eu"]), abs(t["ew"])) for t in b6
+                     if t["eu"] is not None), default=None)
+        w("| B6 | Sze 3.1 cantilever, end shear (20 levels) | 16x1 | "
+          "see table | S4R | max %s | %g %% | %s | %s |"
+          % ("n/a" if worst is None else "%.3f %%" % (100 * worst),
+             100 * TOL_B6, pf(all(t["ok"] for t in b6)), B6_SRC_S4R))
+    if b7:
+        worst = max(max(abs(t["du"]), abs(t["dw"])) for t in b7)
+        w("| B7 | Sze 3.2 cantilever, end moment (%d levels) | 16x1 | "
+          "see table | exact | max %.2e L | %g L | %s | %s |"
+          % (len(b7), worst, TOL_B7,
+             pf(all(t["ok"] for t in b7) and b7close.get("ok_dist")
+                and b7close.get("ok_n")), B7_SRC_EXACT))
+    w("")
+
+    def linear_section(title, b, qty, extra=None):
+        w("## %s" % title)
+        w("")
+        w("Quantity: %s. Reference: **%s** -- %s. Assertion: finest mesh "
+          "within %g %%." % (qty, fmt(b["rows"][0][2]), b["src"],
+                             100 * b["tol"]))
+        w("")
+        w("| mesh | computed | reference | rel. error | result |")
+        w("|---|---|---|---|---|")
+        for i, (m, v, ref, e) in enumerate(b["rows"]):
+            last = i == len(b["rows"]) - 1
+            w("| %s | %s | %s | %s | %s |"
+              % (m, fmt(v), fmt(ref), pct(e),
+                 pf(b["ok_fine"]) if last else "convergence row"))
+        w("")
+        w("Mesh convergence (%s): %s." % (
+            " -> ".join(r[0] for r in b["rows"]), pf(b["ok_conv"])))
+        if extra:
+            w("")
+            w(extra)
+        w("")
+
+    linear_section("B1. Scordelis-Lo roof (quarter model)", b1,
+                   "vertical deflection -A.uz at the midpoint of the free "
+                   "edge")
+    w("Note: 0.3006 (converged Kirchhoff) and 0.3086 (Belytschko "
+      "\"deep shell\") also appear in the literature [M].")
+    w("")
+    linear_section("B2. Pinched cylinder with rigid diaphragms (octant "
+                   "model)", b2, "radial deflection -A.uz under the load "
+                   "P/4")
+    sym = ("Symmetry check (16x16): B.uy = %s, -A.ux = %s, relative "
+           "mismatch %s (tolerance %g): %s."
+           % (fmt(b3sym[0], 10), fmt(-b3sym[1], 10) if b3sym[1] is not None
+              else "n/a", fmt(b3sym[2], 3), TOL_B3_SYM, pf(b3sym[3])))
+    linear_section("B3. Pinched hemisphere with 18 deg hole (quarter "
+                   "model)", b3, "radial displacement A.ux at the load point "
+                   "on the x axis", sym + " Convergence row: 8 -> 16 must "
+                   "move toward the reference.")
+
+    w("## B6. Sze 3.1 cantilever under end shear force (16x1)")
+    w("")
+    w("L = 10, Pmax = 4; tip probe at node 16 (tip-edge corner). Assertion: "
+      "-u and w within %g %% of S4R at every tabulated level (benchmarks.md "
+      "suggests 1 %%). The elastica errors are reported, not asserted."
+      % (100 * TOL_B6))
+    w("")
+    w("Sources: S4R -- %s; elastica -- %s." % (B6_SRC_S4R, B6_SRC_EL))
+    w("")
+    w("| P/Pmax | -u crdyn | -u S4R | err vs S4R | -u elastica | "
+      "err vs elastica | w crdyn | w S4R | err vs S4R | w elastica | "
+      "err vs elastica | result |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for t in b6:
+        w("| %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+          % (t["lf"], fmt(t["u"], 5), fmt(t["u_s4r"]), pct(t["eu"]),
+             fmt(t["u_el"]), pct(t["eu_el"]), fmt(t["w"], 5),
+             fmt(t["w_s4r"]), pct(t["ew"]), fmt(t["w_el"]),
+             pct(t["ew_el"]), pf(t["ok"])))
+    w("")
+
+    w("## B7. Sze 3.2 cantilever under end moment (16x1)")
+    w("")
+    w("L = 12, Mmax = 2 pi EI/L; exact: k = 2 pi lf / L, -u = L - sin(kL)/k, "
+      "w = (1 - cos kL)/k, evaluated at every load factor of the history. "
+      "Assertion: |du|, |dw| <= %g L vs exact; S4R 16x1 values shown at "
+      "the tabulated levels (not asserted)." % TOL_B7)
+    w("")
+    w("Sources: exact -- %s; S4R -- %s." % (B7_SRC_EXACT, B7_SRC_S4R))
+    w("")
+    w("| M/Mmax | -u crdyn | -u exact | -u S4R | \\|du\\|/L | w crdyn | "
+      "w exact | w S4R | \\|dw\\|/L | result |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for t in b7:
+        us, ws = t["s4r"] if t["s4r"] else (None, None)
+        w("| %.3f | %s | %s | %s | %.2e | %s | %s | %s | %.2e | %s |"
+          % (t["lf"], fmt(t["u"], 6), fmt(t["ue"], 6),
+             fmt(us) if us is not None else "",
+             abs(t["du"]), fmt(t["w"], 6), fmt(t["we"], 6),
+             fmt(ws) if ws is not None else "", abs(t["dw"]), pf(t["ok"])))
+    w("")
+    dist = b7close.get("dist")
+    n = b7close.get("n")
+    w("Closure at M = Mmax: tip-to-root distance / L = %s (tolerance %g): "
+      "%s; tip normal = (%s), |p - (0,0,1)| = %s (tolerance %g): %s."
+      % (fmt(dist / B7_L if dist is not None else None, 3), TOL_B7_CLOSE,
+         pf(b7close.get("ok_dist")),
+         ", ".join(fmt(c, 3) for c in n) if n else "n/a",
+         fmt(b7close.get("dn"), 3), TOL_B7_NORMAL, pf(b7close.get("ok_n"))))
+    w("")
+    w("## Case runs")
+    w("")
+    w("| case | result |")
+    w("|---|---|")
+    for name in CASES:
+        rows, err = res[name]
+        w("| `%s` | %s |" % (CASES[name], "ran, %d history rows" % len(rows)
+                             if rows else "**FAILED**: " + err))
+    w("")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".part"
+    with open(tmp, "w") as f:
+        f.write("\n".join(L))
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--crdyn", default="build/crdyn",
+                    help="path to the crdyn binary (default build/crdyn, "
+                         "relative to the repository root)")
+    ap.add_argument("--write-doc", metavar="PATH",
+                    help="also write the Markdown report to PATH")
+    args = ap.parse_args()
+
+    crdyn = args.crdyn
+    if not os.path.isabs(crdyn):
+        cand = os.path.abspath(crdyn)
+        crdyn = cand if os.path.exists(cand) else os.path.join(ROOT, crdyn)
+    tap = Tap()
+    if not os.access(crdyn, os.X_OK):
+        tap.check(False, "crdyn binary is executable", crdyn, "a built binary")
+        print("1..%d" % tap.n)
+        return 1
+
+    tmp = tempfile.mkdtemp(prefix="crdyn-validate.")
+    try:
+        res = {}
+        for name, case in CASES.items():
+            rows, err = run_case(crdyn, name, case, tmp)
+            res[name] = (rows, err)
+            tap.check(rows is not None, "run %s" % case, err, "exit 0 and a "
+                      "readable history.csv")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    def col(name):
+        return lambda rows: final(rows, name)
+
+    def neg(name):
+        return lambda rows: (None if final(rows, name) is None
+                             else -final(rows, name))
+
+    b1 = bench_linear(tap, res, "B1", "B1 Scordelis-Lo", ["4x4", "8x8",
+                      "16x16"], ["scordelis_lo_4", "scordelis_lo_8",
+                                 "scordelis_lo_16"],
+                      neg("A.uz"), B1_REF, TOL_B1, B1_SRC)
+    b2 = bench_linear(tap, res, "B2", "B2 pinched cylinder", ["8x8", "16x16",
+                      "32x32"], ["pinched_cylinder_8", "pinched_cylinder_16",
+                                 "pinched_cylinder_32"],
+                      neg("A.uz"), B2_REF, TOL_B2, B2_SRC)
+    b3 = bench_linear(tap, res, "B3", "B3 pinched hemisphere", ["8x8",
+                      "16x16"], ["pinched_hemisphere_8",
+                                 "pinched_hemisphere_16"],
+                      col("A.ux"), B3_REF, TOL_B3, B3_SRC, toward_only=True)
+    h = res["pinched_hemisphere_16"][0]
+    bu, au = final(h, "B.uy"), final(h, "A.ux")
+    mis = (abs(bu + au) / abs(au) if bu is not None and au else None)
+    oks = tap.check(mis is not None and mis <= TOL_B3_SYM,
+                    "B3 pinched hemisphere 16x16 symmetry B.uy = -A.ux "
+                    "(rel. mismatch %s)" % fmt(mis, 3),
+                    "B.uy %s, A.ux %s" % (fmt(bu, 10), fmt(au, 10)),
+                    "B.uy = -A.ux within %g relative" % TOL_B3_SYM)
+    b3sym = (bu, au, mis, oks)
+
+    b6 = bench_b6(tap, res["sze31_cantilever_shear"][0])
+    b7, b7close = bench_b7(tap, res["sze32_cantilever_moment"][0])
+    b8 = bench_b8(tap, res["sze35_pullout_cylinder"][0])
+
+    if args.write_doc:
+        write_doc(args.write_doc, crdyn, res, b1, b2, b3, b3sym, b6, b7,
+                  b7close, tap)
+        write_b8(args.write_doc, b8)
+        tap.note("wrote %s" % args.write_doc)
+    print("1..%d" % tap.n)
+    tap.note("%d passed, %d failed" % (tap.n - tap.failed, tap.failed))
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
