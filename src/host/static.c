@@ -140,7 +140,6 @@ static int newton(crd_run *r, st_work *w, double lam, int first, int *iters, dou
     if (r0 < 0) r0 = rn;
     *iters = it;
     *res = ref > 0 ? rn / ref : rn;
-    if (getenv("CRDYN_DEBUG")) fprintf(stderr, "  newton it %d |R| %.3e ref %.3e\n", it, rn, ref);
     if (rn <= an->tolerance * ref || rn < 1e-300) return 0;
     if (it == an->max_iterations || !(rn < 1e8 * fmax(r0, ref))) break;
     rc = factorize(r, first && it == 0);
@@ -278,7 +277,6 @@ static int run_arc_length(crd_run *r, st_work *w)
       if (rc > 0) break;
       if (rc < 0) goto out;
       res = ref > 0 ? rn / ref : rn;
-      if (getenv("CRDYN_DEBUG")) fprintf(stderr, "  arc it %d |R| %.3e ref %.3e dlam %.4g\n", it, rn, ref, Dlam);
       if (rn <= an->tolerance * ref) { conv = 1; break; }
       rc = factorize(r, 0);
       if (rc < 0) goto out;
