@@ -65,8 +65,6 @@ int crd_problem_switch_pairs(crd_problem *pb);
 /* Set prescribed translations to value * factor. */
 void crd_problem_set_prescribed(crd_problem *pb, double t_or_lambda, int is_static);
 
-/* Full nodal vector (6 per node: force, then the moment-like generalized
- * force on the normal expressed as a global vector) is not needed; helpers: */
 /* Map a 3-vector generalized force g on node i's normal (dW = g . dp) to its
  * pair equations (A1^T g), added into F. */
 void crd_problem_add_normal_force(const crd_problem *pb, int node, const double *g, double *F);

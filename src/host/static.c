@@ -27,6 +27,14 @@ static double dot(int n, const double *a, const double *b)
   return s;
 }
 
+/* dot product over the translational DOFs (mask 1) only */
+static double mdot(int n, const double *mask, const double *a, const double *b)
+{
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += mask[i] * a[i] * b[i];
+  return s;
+}
+
 static const char *slot_name(int l, int s)
 {
   static const char *t[] = {"ux", "uy", "uz"}, *pn[3][2] = {{"py", "pz"}, {"px", "pz"}, {"px", "py"}};
@@ -250,7 +258,6 @@ static int run_arc_length(crd_run *r, st_work *w)
   for (int i = 0; i < pb->nn; ++i)
     for (int c = 0; c < 3; ++c)
       if (pb->eq[5 * i + c] >= 0) mask[pb->eq[5 * i + c]] = 1.0;
-#define MDOT(a, b) ({ double s_ = 0; for (int i_ = 0; i_ < n; ++i_) s_ += mask[i_] * (a)[i_] * (b)[i_]; s_; })
   double lam = 0.0, ds = -1.0, L0[3] = {0, 0, 0}, size = model_size(r->m);
   int step = 0, first = 1, rc = 0, maxinc = 20 * an->steps, desired = 5;
   memset(w->Du_prev, 0, sizeof(double) * n);
@@ -263,10 +270,10 @@ static int run_arc_length(crd_run *r, st_work *w)
     rc = factorize(r, first);
     if (rc < 0) goto out;
     if ((rc = solve(r, w->Fref, w->dut))) goto out;
-    double nt = sqrt(MDOT(w->dut, w->dut));
+    double nt = sqrt(mdot(n, mask, w->dut, w->dut));
     if (ds < 0) ds = (an->max_load_factor / an->steps) * nt;
     double sgn = 1.0;
-    if (step > 0) sgn = MDOT(w->Du_prev, w->dut) >= 0 ? 1.0 : -1.0;
+    if (step > 0) sgn = mdot(n, mask, w->Du_prev, w->dut) >= 0 ? 1.0 : -1.0;
     double dlam = sgn * ds / nt;
     for (int i = 0; i < n; ++i) w->Du[i] = dlam * w->dut[i];
     crd_problem_update(pb, w->Du, 1.0);
@@ -284,9 +291,9 @@ static int run_arc_length(crd_run *r, st_work *w)
       if ((rc = crd_loads_assemble(r->loads, pb, 1.0, 1, w->Fref, 0)) < 0) goto out;
       if ((rc = solve(r, w->R, w->du)) || (rc = solve(r, w->Fref, w->dut))) goto out;
       /* |Du + du + dl dut|^2 = ds^2 */
-      double A = MDOT(w->dut, w->dut);
-      double DuDu = MDOT(w->Du, w->Du), Dudu = MDOT(w->Du, w->du), dudu = MDOT(w->du, w->du);
-      double Dudt = MDOT(w->Du, w->dut), dudt = MDOT(w->du, w->dut);
+      double A = mdot(n, mask, w->dut, w->dut);
+      double DuDu = mdot(n, mask, w->Du, w->Du), Dudu = mdot(n, mask, w->Du, w->du), dudu = mdot(n, mask, w->du, w->du);
+      double Dudt = mdot(n, mask, w->Du, w->dut), dudt = mdot(n, mask, w->du, w->dut);
       double B = 2.0 * (Dudt + dudt), C = DuDu + 2.0 * Dudu + dudu - ds * ds;
       double disc = B * B - 4.0 * A * C;
       if (disc < 0) { rc = CRD_WARN_NEWTON_DIVERGED; break; }
@@ -332,7 +339,6 @@ static int run_arc_length(crd_run *r, st_work *w)
   r->steps = step;
   rc = 0;
 out:
-#undef MDOT
   free(mask);
   return rc;
 }
