@@ -13,17 +13,27 @@ struct crd_loads {
   int8_t *node_loc;
 };
 
+/* At Gauss point ig (2x2) of the bilinear surface through X (12): shape
+ * functions N, their natural derivatives, the tangents a = x,xi, b = x,eta
+ * and n = a x b (area vector per unit dxi deta). */
+static void surface_gp(const double *X, int ig, double *N, double *Nx, double *Ne, double *a, double *b,
+                       double *n)
+{
+  const double g = 0.57735026918962576451;
+  crd_q4_shape((ig == 0 || ig == 3) ? -g : g, ig < 2 ? -g : g, N, Nx, Ne);
+  for (int c = 0; c < 3; ++c) a[c] = b[c] = 0.0;
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * X[3 * i + c]; b[c] += Ne[i] * X[3 * i + c]; }
+  crd_cross3(a, b, n);
+}
+
 /* int N_i |x,xi x x,eta| dxi deta over the initial element, 2x2 Gauss. */
 static void element_areas(const double *X, double *w)
 {
-  const double g = 0.57735026918962576451;
   for (int i = 0; i < 4; ++i) w[i] = 0.0;
   for (int ig = 0; ig < 4; ++ig) {
-    double xi = (ig == 0 || ig == 3) ? -g : g, eta = ig < 2 ? -g : g, N[4], Nx[4], Ne[4], a[3] = {0}, b[3] = {0}, n[3];
-    crd_q4_shape(xi, eta, N, Nx, Ne);
-    for (int i = 0; i < 4; ++i)
-      for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * X[3 * i + c]; b[c] += Ne[i] * X[3 * i + c]; }
-    crd_cross3(a, b, n);
+    double N[4], Nx[4], Ne[4], a[3], b[3], n[3];
+    surface_gp(X, ig, N, Nx, Ne, a, b, n);
     double J = crd_norm3(n);
     for (int i = 0; i < 4; ++i) w[i] += N[i] * J;
   }
@@ -92,18 +102,14 @@ static void add_K(crd_problem *pb, int e, int a, int b, double v)
 static void pressure_forces(const crd_problem *pb, int e, double P, double *f, double *Kp)
 {
   const crd_model *m = pb->m;
-  const double g = 0.57735026918962576451;
   double X[12];
   for (int a = 0; a < 12; ++a) f[a] = 0.0;
   if (Kp) for (int a = 0; a < 144; ++a) Kp[a] = 0.0;
   for (int a = 0; a < 4; ++a)
     for (int c = 0; c < 3; ++c) X[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c] + pb->d[3 * m->quads[4 * e + a] + c];
   for (int ig = 0; ig < 4; ++ig) {
-    double xi = (ig == 0 || ig == 3) ? -g : g, eta = ig < 2 ? -g : g, N[4], Nx[4], Ne[4], a[3] = {0}, b[3] = {0}, n[3];
-    crd_q4_shape(xi, eta, N, Nx, Ne);
-    for (int i = 0; i < 4; ++i)
-      for (int c = 0; c < 3; ++c) { a[c] += Nx[i] * X[3 * i + c]; b[c] += Ne[i] * X[3 * i + c]; }
-    crd_cross3(a, b, n);
+    double N[4], Nx[4], Ne[4], a[3], b[3], n[3];
+    surface_gp(X, ig, N, Nx, Ne, a, b, n);
     for (int i = 0; i < 4; ++i)
       for (int c = 0; c < 3; ++c) f[3 * i + c] += P * N[i] * n[c];
     if (!Kp) continue;
