@@ -8,7 +8,7 @@ OPT     ?= -O2 -march=x86-64-v2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -Wall -Wextra -fopenmp
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -I/usr/include/suitesparse
-LDLIBS  += -lcholmod -lsuitesparseconfig -lcjson -lopenblas -lm -fopenmp
+LDLIBS  += -lcholmod -lsuitesparseconfig -lcjson -larpack -lopenblas -lm -fopenmp
 
 ifeq ($(SAN),1)
   CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -22,8 +22,8 @@ TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
 HEADERS := $(wildcard include/crdyn/*.h)
 
-DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev
-DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h
+DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev
+DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h
 
 .PHONY: all test deps check-deps info clean validate
 all: check-deps $(BUILD)/crdyn

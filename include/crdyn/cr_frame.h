@@ -299,9 +299,19 @@ CRD_HD void crd_q4_rot_pullback(const double *ul, const double *J, const double 
   }
 }
 
-/* T = du_L/du_G (20x20) at the current state; l[i]: dependent component of node i. */
+/* T = du_L/du_G (20x20) at the current state; l[i]: dependent component of
+ * node i.  The director columns are R A1_i; crd_q4_transform_basis takes
+ * the 3x2 bases B_i (24, node-major, row-major 3x2) in place of A1_i: the
+ * implicit step uses a basis orthogonal to the mean normal (shell_dyn.h). */
+CRD_HD void crd_q4_transform_basis(const crd_cr_frame *F, const double *X0, const double *d,
+                                   const double *p, const int *l, const double *Bs, double *T);
 CRD_HD void crd_q4_transform(const crd_cr_frame *F, const double *X0, const double *d,
                              const double *p, const int *l, double *T)
+{
+  crd_q4_transform_basis(F, X0, d, p, l, 0, T);
+}
+CRD_HD void crd_q4_transform_basis(const crd_cr_frame *F, const double *X0, const double *d,
+                                   const double *p, const int *l, const double *Bs, double *T)
 {
   for (int a = 0; a < 400; ++a) T[a] = 0.0;
   for (int j = 0; j < 4; ++j)
@@ -324,7 +334,8 @@ CRD_HD void crd_q4_transform(const crd_cr_frame *F, const double *X0, const doub
     }
   for (int i = 0; i < 4; ++i) {
     double A1[6];
-    crd_dir_A1(p + 3 * i, l[i], A1);
+    if (Bs) for (int c = 0; c < 6; ++c) A1[c] = Bs[6 * i + c];
+    else crd_dir_A1(p + 3 * i, l[i], A1);
     for (int k = 0; k < 2; ++k)
       for (int be = 0; be < 2; ++be)
         T[20 * (5 * i + 3 + k) + 5 * i + 3 + be] =
@@ -332,9 +343,12 @@ CRD_HD void crd_q4_transform(const crd_cr_frame *F, const double *X0, const doub
   }
 }
 
-/* H += sum_a f_a d2 u_L,a / du_G2 (20x20, symmetric). */
+/* H += sum_a f_a d2 u_L,a / du_G2 (20x20, symmetric).  With bases Bs (see
+ * crd_q4_transform_basis) the director cross terms use them and the chart
+ * curvature term (d2p/dn2) is left out. */
 CRD_HD void crd_q4_transform_hessian(const crd_cr_frame *F, const double *X0, const double *d,
-                                     const double *p, const int *l, const double *f, double *H)
+                                     const double *p, const int *l, const double *Bs, const double *f,
+                                     double *H)
 {
   double xs[12];
   for (int i = 0; i < 4; ++i)
@@ -378,7 +392,8 @@ CRD_HD void crd_q4_transform_hessian(const crd_cr_frame *F, const double *X0, co
           }
         if (k == 2) continue;
         double fr = f[5 * i + 3 + k], A1[6];
-        crd_dir_A1(p + 3 * i, l[i], A1);
+        if (Bs) for (int c = 0; c < 6; ++c) A1[c] = Bs[6 * i + c];
+        else crd_dir_A1(p + 3 * i, l[i], A1);
         for (int al = 0; al < 3; ++al)
           for (int be = 0; be < 2; ++be) {
             double v = 0.0;
@@ -390,7 +405,7 @@ CRD_HD void crd_q4_transform_hessian(const crd_cr_frame *F, const double *X0, co
       }
     }
   /* director curvature: e_k . d2 p_i / dn2 (only component l is curved) */
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 4 && !Bs; ++i) {
     double Hp[3];
     crd_dir_H(p + 3 * i, l[i], Hp);
     double c = f[5 * i + 3] * F->e[0][l[i]] + f[5 * i + 4] * F->e[1][l[i]];
@@ -402,6 +417,41 @@ CRD_HD void crd_q4_transform_hessian(const crd_cr_frame *F, const double *X0, co
   }
 }
 
+/* f_G = T^T f and K_G = T^T k T + sum f_a d2u_L,a/du_G2 at the state (d, p)
+ * whose frame is F; f, k are with respect to u_L (k may be NULL when KG is). */
+CRD_HD void crd_q4_to_global(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
+                             const int *l, const double *Bs, const double *f, const double *k, double *fG,
+                             double *KG)
+{
+  double T[400];
+  crd_q4_transform_basis(F, X0, d, p, l, Bs, T);
+  if (fG)
+    for (int b = 0; b < 20; ++b) {
+      double v = 0.0;
+      for (int a = 0; a < 20; ++a) v += T[20 * a + b] * f[a];
+      fG[b] = v;
+    }
+  if (!KG) return;
+  double kT[400]; /* k T */
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < 20; ++b) {
+      double v = 0.0;
+      for (int c = 0; c < 20; ++c) v += k[20 * a + c] * T[20 * c + b];
+      kT[20 * a + b] = v;
+    }
+  for (int a = 0; a < 20; ++a)
+    for (int b = a; b < 20; ++b) {
+      double v = 0.0;
+      for (int c = 0; c < 20; ++c) v += T[20 * c + a] * kT[20 * c + b];
+      KG[20 * a + b] = v;
+    }
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
+  crd_q4_transform_hessian(F, X0, d, p, l, Bs, f, KG);
+  for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
+    for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
+}
+
 /* The element in global variables: strain energy (returned), f_G = T^T f and
  * K_G = T^T k T + sum f_a d2u_L,a/du_G2.  fG or KG may be NULL.  *min_det: the
  * smallest Gauss-point det J of the initial geometry (<= 0: bad element). */
@@ -410,39 +460,12 @@ CRD_HD double crd_q4_global(const double *X0, const double *p0, const double *d,
                             double *min_det)
 {
   crd_cr_frame F;
-  double xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], f[20], k[400], T[400];
+  double xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], f[20], k[400];
   crd_q4_local_vars(X0, d, p0, p, &F, xl0, ul, r0xy);
   crd_q4_rot_map(ul, r0xy, q, J, abc);
   double U = crd_q4_local(xl0, q, mt, f, KG ? k : 0, min_det);
   crd_q4_rot_pullback(ul, J, abc, f, KG ? k : 0);
-  if (!fG && !KG) return U;
-  crd_q4_transform(&F, X0, d, p, l, T);
-  if (fG)
-    for (int b = 0; b < 20; ++b) {
-      double v = 0.0;
-      for (int a = 0; a < 20; ++a) v += T[20 * a + b] * f[a];
-      fG[b] = v;
-    }
-  if (KG) {
-    double kT[400]; /* k T */
-    for (int a = 0; a < 20; ++a)
-      for (int b = 0; b < 20; ++b) {
-        double v = 0.0;
-        for (int c = 0; c < 20; ++c) v += k[20 * a + c] * T[20 * c + b];
-        kT[20 * a + b] = v;
-      }
-    for (int a = 0; a < 20; ++a)
-      for (int b = a; b < 20; ++b) {
-        double v = 0.0;
-        for (int c = 0; c < 20; ++c) v += T[20 * c + a] * kT[20 * c + b];
-        KG[20 * a + b] = v;
-      }
-    for (int a = 0; a < 20; ++a)
-      for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
-    crd_q4_transform_hessian(&F, X0, d, p, l, f, KG);
-    for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
-      for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
-  }
+  if (fG || KG) crd_q4_to_global(&F, X0, d, p, l, 0, f, k, fG, KG);
   return U;
 }
 

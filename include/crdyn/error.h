@@ -7,6 +7,8 @@
 #ifndef CRDYN_ERROR_H
 #define CRDYN_ERROR_H
 
+#include <stddef.h>
+
 enum {
   CRD_OK = 0,
   CRD_WARN_NEWTON_DIVERGED = 1,

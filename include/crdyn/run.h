@@ -34,6 +34,14 @@ typedef struct crd_run {
   int steps, newton_iters, cuts, nrows;
   double strain, t_start;
   double time_eval, time_factor, time_solve, time_output;
+  struct {                  /* dynamics, for the summary */
+    int implicit_steps, explicit_steps;
+    double max_energy_residual, rot_mass_scaling, dt_stable;
+  } dyn;
+  struct {                  /* modal, for the summary */
+    int nmodes, nrigid;
+    double f1;
+  } modal;
 } crd_run;
 
 /* Run a case from start to end (or just check it).  Returns 0 or <0 with
@@ -49,5 +57,7 @@ void crd_run_progress(crd_run *r, const char *fmt, ...) __attribute__((format(pr
 
 /* Analyses */
 int crd_static_run(crd_run *r);
+int crd_dynamic_run(crd_run *r);   /* dynamic.c */
+int crd_modal_run(crd_run *r);     /* modal.c */
 
 #endif

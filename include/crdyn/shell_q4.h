@@ -162,15 +162,30 @@ CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double xi, d
   return det;
 }
 
-/* Strain energy, f (20) and k (20x20) in the element frame.  f or k may be
- * NULL.  Returns the energy; *min_det gets the smallest Gauss-point det J
- * (<= 0: inverted or degenerate element). */
-CRD_HD double crd_q4_local(const double *xl0, const double *q, const crd_q4_mat *mt, double *f,
-                           double *k, double *min_det)
+/* f (20) and k (20x20) in the element frame from strains that are the
+ * weighted means of their values at two states q_a and q_b (the quasi
+ * energy-momentum rule, THEORY.md §6): eps = (1-w) eps(q_a) + w eps(q_b),
+ * B and dB/dq likewise.  B is affine in q (eps is quadratic), so the mean
+ * B is B(qbar) with qbar = (1-w) q_a + w q_b, and the mean strain is
+ *   eps(qbar) + w(1-w)/2 Q(dq, dq),   dq = q_b - q_a,
+ * with Q the constant quadratic part (w,x^2, w,y^2, 2 w,x w,y of the
+ * membrane strain; bending and shear are linear).  With w = 1/2:
+ *   U(q_b) - U(q_a) = f . (q_b - q_a)  exactly (f from the mean strains),
+ * because eps(q_b) - eps(q_a) = B(qbar) dq and the energy is quadratic in
+ * eps.  k = sum wJ (B^T C B + sum_c (C eps)_c H_c): the exact Hessian with
+ * respect to q_b when w = 1 and a symmetric tangent otherwise.
+ * Returns the strain energy at q_b; q_a == q_b (or w = 1) is the plain
+ * element.  f or k may be NULL; *min_det as below. */
+CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double *qb, double w,
+                               const crd_q4_mat *mt, double *f, double *k, double *min_det)
 {
-  double A[9], D[9], s;
+  double A[9], D[9], s, qbar[20], dq[20];
   crd_q4_constitutive(mt, A, D, &s);
-  const double gp = 0.57735026918962576451;
+  for (int a = 0; a < 20; ++a) {
+    qbar[a] = (1.0 - w) * qa[a] + w * qb[a];
+    dq[a] = qb[a] - qa[a];
+  }
+  const double gp = 0.57735026918962576451, cmean = 0.5 * w * (1.0 - w), rb = 1.0 - w;
   double U = 0.0;
   if (f) for (int a = 0; a < 20; ++a) f[a] = 0.0;
   if (k) for (int a = 0; a < 400; ++a) k[a] = 0.0;
@@ -178,17 +193,41 @@ CRD_HD double crd_q4_local(const double *xl0, const double *q, const crd_q4_mat 
   for (int ig = 0; ig < 4; ++ig) {
     double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
     double Bm[60], Bb[60], Bs[40], e[3], chi[3], g[2], dNx[4], dNy[4];
-    double det = crd_q4_gp_strains(xl0, q, xi, eta, Bm, Bb, Bs, e, chi, g, dNx, dNy);
+    double det = crd_q4_gp_strains(xl0, qbar, xi, eta, Bm, Bb, Bs, e, chi, g, dNx, dNy);
     if (det < *min_det) *min_det = det;
-    double Nm[3], Mb[3], Q[2];
+    /* strains at q_b: eps(qbar) + B(qbar) (1-w) dq + (1-w)^2/2 Q(dq,dq) */
+    double dwx = 0.0, dwy = 0.0, eb[3], cb[3], gb[2];
+    for (int i = 0; i < 4; ++i) {
+      dwx += dNx[i] * dq[5 * i + 2];
+      dwy += dNy[i] * dq[5 * i + 2];
+    }
+    double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy};
+    for (int r = 0; r < 3; ++r) {
+      double bm = 0.0, bb = 0.0;
+      for (int a = 0; a < 20; ++a) {
+        bm += Bm[20 * r + a] * dq[a];
+        bb += Bb[20 * r + a] * dq[a];
+      }
+      eb[r] = e[r] + rb * bm + 0.5 * rb * rb * Qd[r];
+      cb[r] = chi[r] + rb * bb;
+      e[r] += cmean * Qd[r];                 /* the mean strain */
+    }
+    for (int r = 0; r < 2; ++r) {
+      double bs = 0.0;
+      for (int a = 0; a < 20; ++a) bs += Bs[20 * r + a] * dq[a];
+      gb[r] = g[r] + rb * bs;
+    }
+    double Nm[3], Mb[3], Q[2], Nb[3], Mbb[3];
     for (int r = 0; r < 3; ++r) {
       Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
       Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
+      Nb[r] = A[3 * r] * eb[0] + A[3 * r + 1] * eb[1] + A[3 * r + 2] * eb[2];
+      Mbb[r] = D[3 * r] * cb[0] + D[3 * r + 1] * cb[1] + D[3 * r + 2] * cb[2];
     }
     Q[0] = s * g[0];
     Q[1] = s * g[1];
-    U += 0.5 * det * (Nm[0] * e[0] + Nm[1] * e[1] + Nm[2] * e[2] + Mb[0] * chi[0] +
-                      Mb[1] * chi[1] + Mb[2] * chi[2] + Q[0] * g[0] + Q[1] * g[1]);
+    U += 0.5 * det * (Nb[0] * eb[0] + Nb[1] * eb[1] + Nb[2] * eb[2] + Mbb[0] * cb[0] + Mbb[1] * cb[1] +
+                      Mbb[2] * cb[2] + s * (gb[0] * gb[0] + gb[1] * gb[1]));
     if (f)
       for (int a = 0; a < 20; ++a)
         f[a] += det * (Bm[a] * Nm[0] + Bm[20 + a] * Nm[1] + Bm[40 + a] * Nm[2] + Bb[a] * Mb[0] +
@@ -220,6 +259,15 @@ CRD_HD double crd_q4_local(const double *xl0, const double *q, const crd_q4_mat 
     for (int a = 0; a < 20; ++a)
       for (int b = 0; b < a; ++b) k[20 * a + b] = k[20 * b + a];
   return U;
+}
+
+/* Strain energy, f (20) and k (20x20) in the element frame.  f or k may be
+ * NULL.  Returns the energy; *min_det gets the smallest Gauss-point det J
+ * (<= 0: inverted or degenerate element). */
+CRD_HD double crd_q4_local(const double *xl0, const double *q, const crd_q4_mat *mt, double *f,
+                           double *k, double *min_det)
+{
+  return crd_q4_local_avg(xl0, q, q, 1.0, mt, f, k, min_det);
 }
 
 #endif

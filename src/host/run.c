@@ -137,6 +137,22 @@ static int write_summary(crd_run *r, double wall)
   cJSON_AddNumberToObject(js, "factor_gflops_per_s",
                           ss->factor_s > 0 ? 1e-9 * ss->flops_factor * ss->nfactor / ss->factor_s : 0.0);
   cJSON_AddNumberToObject(js, "peak_rss_mib", peak_rss_kib() / 1024.0);
+  if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) {
+    cJSON *d = cJSON_AddObjectToObject(js, "dynamics");
+    cJSON_AddNumberToObject(d, "implicit_steps", r->dyn.implicit_steps);
+    cJSON_AddNumberToObject(d, "explicit_steps", r->dyn.explicit_steps);
+    cJSON_AddNumberToObject(d, "newton_per_implicit_step",
+                            r->dyn.implicit_steps ? (double)r->newton_iters / r->dyn.implicit_steps : 0.0);
+    cJSON_AddNumberToObject(d, "max_energy_change_per_step_rho1", r->dyn.max_energy_residual);
+    cJSON_AddNumberToObject(d, "rotational_mass_scaling", r->dyn.rot_mass_scaling);
+    cJSON_AddNumberToObject(d, "explicit_stable_dt", r->dyn.dt_stable);
+  }
+  if (m->analysis.type == CRD_ANALYSIS_MODAL) {
+    cJSON *d = cJSON_AddObjectToObject(js, "modal");
+    cJSON_AddNumberToObject(d, "modes", r->modal.nmodes);
+    cJSON_AddNumberToObject(d, "rigid_body_modes", r->modal.nrigid);
+    cJSON_AddNumberToObject(d, "first_elastic_frequency", r->modal.f1);
+  }
   cJSON *f = cJSON_AddObjectToObject(js, "final");
   cJSON_AddNumberToObject(f, "strain_energy", r->strain);
   cJSON_AddNumberToObject(f, "external_work", r->wext);
@@ -197,11 +213,6 @@ int crd_run_case(const crd_run_opts *opts)
                  m->case_path);
     goto out;
   }
-  if (m->analysis.type != CRD_ANALYSIS_STATIC) {
-    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.type: only static analysis is supported by this version yet",
-                 m->case_path);
-    goto out;
-  }
   int nthreads = opts->threads;
   if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
   if ((rc = crd_problem_create(m, nthreads, &r->pb))) goto out;
@@ -240,7 +251,11 @@ int crd_run_case(const crd_run_opts *opts)
   if (!opts->quiet)
     printf("crdyn %s: %s: %d nodes, %d elements, %d equations -> %s\n", CRD_VERSION, m->title, m->nn, m->ne,
            r->pb->neq, r->dir);
-  rc = crd_static_run(r);
+  switch (m->analysis.type) {
+  case CRD_ANALYSIS_STATIC: rc = crd_static_run(r); break;
+  case CRD_ANALYSIS_DYNAMIC: rc = crd_dynamic_run(r); break;
+  case CRD_ANALYSIS_MODAL: rc = crd_modal_run(r); break;
+  }
   if (!opts->quiet && isatty(2)) fputc('\n', stderr);
   if (rc) goto out;
   if ((rc = crd_history_close(&r->hist, 1))) goto out;

@@ -1,0 +1,163 @@
+/* crdyn: the internal force of the quasi energy-momentum step (seed §1 and
+ * eq 58, THEORY.md §6).
+ *
+ * Over a step from state a (t_n) to state b (t_{n+1}), the balance is taken
+ * at the generalized midpoint t_f = t_{n+1-alpha_f}.  The element's strain
+ * variables q (local translations and rotation measures, shell_q4.h) are
+ * computed at both ends; the strains, B and dB/dq used in the step are the
+ * means (1-w) (.)_a + w (.)_b with w = 1 - alpha_f (crd_q4_local_avg), which
+ * gives the local force f_q.  It is carried to the global variables by the
+ * Jacobian of q(u_G) at the midpoint configuration u_G,f (translations and
+ * pair components interpolated with the same weights, the normal kept unit):
+ *   f_G = (dq/du_G)(u_f)^T f_q,
+ *   K   = (dq/du_G)^T k_q (dq/du_G) + sum_a f_q,a d2q_a/du_G2   at u_f.
+ * f_G is the gradient at u_f of the rigid-motion invariant function
+ * u_G -> f_q . q(u_G), so its resultant force and moment about the origin
+ * (with the positions and normals of u_f) vanish exactly: the internal
+ * forces change neither linear nor angular momentum.  With w = 1/2 the
+ * local energy change is exact, U(q_b) - U(q_a) = f_q . (q_b - q_a); what
+ * remains is the midpoint rule for q_b - q_a = int dq/du_G du_G, of order
+ * |du_G|^3 per step: hence "quasi".
+ *
+ * K is symmetric.  It is the derivative of f_G with respect to u_f up to
+ * terms of the order of the step (B(qbar) against B(q_b) in k_q, and the
+ * motion of the state a, which is fixed): Newton on it converges fast, and
+ * the converged answer does not depend on it. */
+#ifndef CRDYN_SHELL_DYN_H
+#define CRDYN_SHELL_DYN_H
+
+#include "crdyn/cr_frame.h"
+
+/* Solve the 6x6 SPD system A x = b (Cholesky, in place of a copy). */
+CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
+{
+  double A[36], y[6];
+  for (int a = 0; a < 36; ++a) A[a] = Ain[a];
+  for (int j = 0; j < 6; ++j) {
+    double d = A[6 * j + j];
+    for (int k = 0; k < j; ++k) d -= A[6 * j + k] * A[6 * j + k];
+    d = d > 0 ? sqrt(d) : 1e-300;
+    A[6 * j + j] = d;
+    for (int i = j + 1; i < 6; ++i) {
+      double v = A[6 * i + j];
+      for (int k = 0; k < j; ++k) v -= A[6 * i + k] * A[6 * j + k];
+      A[6 * i + j] = v / d;
+    }
+  }
+  for (int i = 0; i < 6; ++i) {
+    double v = b[i];
+    for (int k = 0; k < i; ++k) v -= A[6 * i + k] * y[k];
+    y[i] = v / A[6 * i + i];
+  }
+  for (int i = 5; i >= 0; --i) {
+    double v = y[i];
+    for (int k = i + 1; k < 6; ++k) v -= A[6 * k + i] * x[k];
+    x[i] = v / A[6 * i + i];
+  }
+}
+
+/* The energy correction of the midpoint step (w = 1/2).  With z = (x_i, p_i)
+ * the element's positions and normals as 3-vectors, the step's internal
+ * work is g . dz with g = grad_z (f_q . q) at the midpoint, while the strain
+ * energy changes by f_q . dq.  Their difference eps is put back along
+ *   m = dz - (its projection on the rigid motions at the midpoint):
+ * translations (t on every x_i) and rotations (w x x_i, w x p_i); then
+ * (g + c m) . dz = f_q . dq exactly for c = eps / (m . dz) (a discrete
+ * gradient in the sense of Gonzalez 1996), and, m being orthogonal to the
+ * rigid motions, the correction has no resultant force and no moment: it
+ * changes neither momentum.  A step that is rigid to round-off has m = 0 and
+ * eps = 0 (Cayley: a finite rotation maps z_a to z_b with dz an infinitesimal
+ * rotation of the mean state), and is left alone.
+ * g (24): the 3-vector forces; m out (24); returns c. */
+CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, const double *dz, const double *g,
+                                        double dU, double *m)
+{
+  double c0[3] = {0, 0, 0};
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) c0[c] += 0.25 * xf[3 * i + c];
+  /* rigid basis G (24 x 6): columns t_k and w_k */
+  double G[24][6], GtG[36], Gtd[6], al[6];
+  for (int i = 0; i < 4; ++i) {
+    double r[3] = {xf[3 * i] - c0[0], xf[3 * i + 1] - c0[1], xf[3 * i + 2] - c0[2]};
+    const double *q = pf + 3 * i;
+    for (int k = 0; k < 3; ++k) {
+      double ek[3] = {0, 0, 0}, er[3], eq[3];
+      ek[k] = 1.0;
+      crd_cross3(ek, r, er);
+      crd_cross3(ek, q, eq);
+      for (int c = 0; c < 3; ++c) {
+        G[3 * i + c][k] = (c == k) ? 1.0 : 0.0;
+        G[12 + 3 * i + c][k] = 0.0;
+        G[3 * i + c][3 + k] = er[c];
+        G[12 + 3 * i + c][3 + k] = eq[c];
+      }
+    }
+  }
+  for (int a = 0; a < 6; ++a) {
+    Gtd[a] = 0.0;
+    for (int r = 0; r < 24; ++r) Gtd[a] += G[r][a] * dz[r];
+    for (int b = 0; b < 6; ++b) {
+      double v = 0.0;
+      for (int r = 0; r < 24; ++r) v += G[r][a] * G[r][b];
+      GtG[6 * a + b] = v;
+    }
+  }
+  crd_dyn_solve6(GtG, Gtd, al);
+  double mm = 0.0, dd = 0.0, gd = 0.0;
+  for (int r = 0; r < 24; ++r) {
+    double v = dz[r];
+    for (int a = 0; a < 6; ++a) v -= G[r][a] * al[a];
+    m[r] = v;
+    mm += v * v;
+    dd += dz[r] * dz[r];
+    gd += g[r] * dz[r];
+  }
+  if (!(mm > 1e-24 * dd) || !(mm > 0)) return 0.0;
+  return (dU - gd) / mm;
+}
+
+/* X0, p0: initial positions and normals; (da, pa), (db, pb), (df, pf): the
+ * states a, b and the midpoint (12 each); l: the dependent components of the
+ * step (the pair is fixed within a step); w: weight of state b.  fG (20) and
+ * KG (400, row-major) may be NULL.  Returns the strain energy at b;
+ * *min_det the smallest initial Gauss-point det J. */
+CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double *da, const double *pa,
+                                const double *db, const double *pb, const double *df, const double *pf,
+                                const int *l, const double *Bs, double w, const crd_q4_mat *mt, double *fG,
+                                double *KG, double *min_det)
+{
+  crd_cr_frame F;
+  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], abc[12], f[20], k[400];
+  crd_q4_local_vars(X0, da, p0, pa, &F, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, qa, J, abc);
+  crd_q4_local_vars(X0, db, p0, pb, &F, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, qb, J, abc);
+  crd_q4_local_vars(X0, df, p0, pf, &F, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, qf, J, abc);
+  double U = crd_q4_local_avg(xl0, qa, qb, w, mt, f, KG ? k : 0, min_det);
+  double dU = 0.0;
+  for (int a = 0; a < 20; ++a) dU += f[a] * (qb[a] - qa[a]);   /* = U_b - U_a when w = 1/2 */
+  crd_q4_rot_pullback(ul, J, abc, f, KG ? k : 0);
+  if (fG || KG) crd_q4_to_global(&F, X0, df, pf, l, Bs, f, k, fG, KG);
+  if (fG && Bs && w == 0.5) {
+    double xf[12], dz[24], g[24], m[24];
+    for (int i = 0; i < 4; ++i)
+      for (int c = 0; c < 3; ++c) {
+        xf[3 * i + c] = X0[3 * i + c] + df[3 * i + c];
+        dz[3 * i + c] = db[3 * i + c] - da[3 * i + c];
+        dz[12 + 3 * i + c] = pb[3 * i + c] - pa[3 * i + c];
+        g[3 * i + c] = fG[5 * i + c];
+        g[12 + 3 * i + c] = f[5 * i + 3] * F.e[0][c] + f[5 * i + 4] * F.e[1][c]; /* d(f.u_L)/dp */
+      }
+    double cc = crd_dyn_energy_correction(xf, pf, dz, g, dU, m);
+    for (int i = 0; i < 4; ++i) {
+      for (int c = 0; c < 3; ++c) fG[5 * i + c] += cc * m[3 * i + c];
+      for (int s = 0; s < 2; ++s)
+        fG[5 * i + 3 + s] += cc * (Bs[6 * i + s] * m[12 + 3 * i] + Bs[6 * i + 2 + s] * m[12 + 3 * i + 1] +
+                                   Bs[6 * i + 4 + s] * m[12 + 3 * i + 2]);
+    }
+  }
+  return U;
+}
+
+#endif

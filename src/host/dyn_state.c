@@ -1,0 +1,177 @@
+/* crdyn: the shared motion state of the dynamic integrators (dynamics.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/dynamics.h"
+#include "crdyn/error.h"
+#include "crdyn/cr_frame.h"
+#include "crdyn/shell_mass.h"
+
+/* The element's initial local coordinates (the frame of the initial state). */
+static void initial_local(const crd_problem *pb, int e, double *xl0)
+{
+  const crd_model *m = pb->m;
+  double X0[12], zero[12] = {0}, p0[12], ul[20], r0[8];
+  crd_cr_frame F;
+  for (int a = 0; a < 4; ++a)
+    for (int c = 0; c < 3; ++c) {
+      X0[3 * a + c] = m->x[3 * m->quads[4 * e + a] + c];
+      p0[3 * a + c] = pb->p0[3 * m->quads[4 * e + a] + c];
+    }
+  crd_q4_local_vars(X0, zero, p0, p0, &F, xl0, ul, r0);
+}
+
+int crd_dyn_create(const crd_problem *pb, crd_dyn **out)
+{
+  crd_dyn *dy;
+  size_t nn = (size_t)pb->nn;
+  *out = NULL;
+  CRD_CALL(CRD_CALLOC(1, &dy));
+  if (CRD_CALLOC(16 * (size_t)pb->ne, &dy->C) || CRD_CALLOC(nn, &dy->mlump) || CRD_CALLOC(nn, &dy->plump) ||
+      CRD_CALLOC(3 * nn, &dy->v) || CRD_CALLOC(3 * nn, &dy->a) || CRD_CALLOC(3 * nn, &dy->w) ||
+      CRD_CALLOC(3 * nn, &dy->wa)) {
+    crd_dyn_destroy(&dy);
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  }
+  for (int e = 0; e < pb->ne; ++e) {
+    const crd_section *s = &pb->m->sections[pb->m->elem_section[e]];
+    double xl0[12], *C = dy->C + 16 * (size_t)e;
+    initial_local(pb, e, xl0);
+    crd_q4_mass_coef(xl0, s->rho, s->thickness, C);
+    for (int i = 0; i < 4; ++i) {
+      int nd = pb->m->quads[4 * e + i];
+      for (int j = 0; j < 4; ++j) {
+        dy->mlump[nd] += C[4 * i + j];
+        dy->plump[nd] += s->thickness * s->thickness / 12.0 * C[4 * i + j];
+      }
+    }
+  }
+  dy->rot_mass_scaling = 1.0;
+  *out = dy;
+  return 0;
+}
+
+void crd_dyn_destroy(crd_dyn **pdy)
+{
+  crd_dyn *dy = *pdy;
+  if (!dy) return;
+  free(dy->C); free(dy->mlump); free(dy->plump); free(dy->v); free(dy->a); free(dy->w); free(dy->wa);
+  free(dy);
+  *pdy = NULL;
+}
+
+void crd_dyn_set_initial(crd_dyn *dy, const crd_problem *pb)
+{
+  const crd_initial *in = &pb->m->initial;
+  memset(dy->v, 0, 3 * sizeof(double) * (size_t)pb->nn);
+  memset(dy->w, 0, 3 * sizeof(double) * (size_t)pb->nn);
+  if (!in->has_velocity) return;
+  for (int i = 0; i < pb->nn; ++i) {
+    double r[3], wr[3], wp[3];
+    for (int c = 0; c < 3; ++c) r[c] = pb->m->x[3 * i + c] + pb->d[3 * i + c] - in->about[c];
+    crd_cross3(in->angular_velocity, r, wr);
+    crd_cross3(in->angular_velocity, pb->p + 3 * i, wp);
+    for (int c = 0; c < 3; ++c) {
+      dy->v[3 * i + c] = in->velocity[c] + wr[c];
+      dy->w[3 * i + c] = wp[c];
+    }
+  }
+}
+
+void crd_dyn_measure(crd_dyn *dy, const crd_problem *pb)
+{
+  const crd_model *m = pb->m;
+  double K = 0.0, L[3] = {0, 0, 0}, J[3] = {0, 0, 0};
+  for (int e = 0; e < pb->ne; ++e) {
+    double x[12], p[12], v[12], w[12];
+    for (int a = 0; a < 4; ++a) {
+      int nd = m->quads[4 * e + a];
+      for (int c = 0; c < 3; ++c) {
+        x[3 * a + c] = m->x[3 * nd + c] + pb->d[3 * nd + c];
+        p[3 * a + c] = pb->p[3 * nd + c];
+        v[3 * a + c] = dy->v[3 * nd + c];
+        w[3 * a + c] = dy->w[3 * nd + c];
+      }
+    }
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    K += crd_q4_kinetic(dy->C + 16 * (size_t)e, s->thickness, x, p, v, w, L, J);
+  }
+  dy->kinetic = K;
+  memcpy(dy->L, L, sizeof L);
+  memcpy(dy->J, J, sizeof J);
+}
+
+void crd_dyn_pair(const crd_problem *pb, int i, const double *vec3, double *ab)
+{
+  int n, mm;
+  crd_dir_pair(pb->l[i], &n, &mm);
+  ab[0] = vec3[n];
+  ab[1] = vec3[mm];
+}
+
+void crd_dyn_assemble_mass(const crd_dyn *dy, const crd_problem *pb, crd_csr *A, double cm)
+{
+  const crd_model *m = pb->m;
+  for (int e = 0; e < pb->ne; ++e) {
+    double p[12], me[400] = {0};
+    int l[4];
+    for (int a = 0; a < 4; ++a) {
+      int nd = m->quads[4 * e + a];
+      for (int c = 0; c < 3; ++c) p[3 * a + c] = pb->p[3 * nd + c];
+      l[a] = pb->l[nd];
+    }
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    crd_q4_mass(dy->C + 16 * (size_t)e, s->thickness, p, l, NULL, 1.0, cm, me, NULL);
+    const int32_t *sc = pb->scatter + 210 * (size_t)e;
+    int t = 0;
+    for (int a = 0; a < 20; ++a)
+      for (int b = a; b < 20; ++b, ++t)
+        if (sc[t] >= 0) A->val[sc[t]] += me[20 * a + b];
+  }
+}
+
+void crd_dyn_constrain(crd_dyn *dy, const crd_problem *pb)
+{
+  for (int i = 0; i < pb->nn; ++i) {
+    for (int c = 0; c < 3; ++c)
+      if (pb->eq[5 * i + c] < 0) {
+        int presc = 0;
+        for (int k = 0; k < pb->npres; ++k) presc |= pb->pres[k].node == i && pb->pres[k].comp == c;
+        if (!presc) dy->v[3 * i + c] = dy->a[3 * i + c] = 0.0;
+      }
+    double V[2], A[2], A1[6], A2[3];
+    crd_dyn_pair(pb, i, dy->w + 3 * i, V);
+    crd_dyn_pair(pb, i, dy->wa + 3 * i, A);
+    int fixed = 0;
+    for (int s = 0; s < 2; ++s)
+      if (pb->eq[5 * i + 3 + s] < 0) { V[s] = A[s] = 0.0; fixed = 1; }
+    if (!fixed) continue;
+    crd_dir_A1(pb->p + 3 * i, pb->l[i], A1);
+    crd_q4_A2(pb->p + 3 * i, pb->l[i], V, A2);
+    for (int c = 0; c < 3; ++c) {
+      dy->w[3 * i + c] = A1[2 * c] * V[0] + A1[2 * c + 1] * V[1];
+      dy->wa[3 * i + c] = A1[2 * c] * A[0] + A1[2 * c + 1] * A[1] + A2[c];
+    }
+  }
+}
+
+void crd_dyn_measure_lumped(crd_dyn *dy, const crd_problem *pb, double rot_scale)
+{
+  double K = 0.0, L[3] = {0, 0, 0}, J[3] = {0, 0, 0};
+  for (int i = 0; i < pb->nn; ++i) {
+    const double *v = dy->v + 3 * i, *w = dy->w + 3 * i, *p = pb->p + 3 * i;
+    double x[3], xv[3], pw[3], mi = dy->mlump[i], pi = rot_scale * dy->plump[i];
+    for (int c = 0; c < 3; ++c) x[c] = pb->m->x[3 * i + c] + pb->d[3 * i + c];
+    crd_cross3(x, v, xv);
+    crd_cross3(p, w, pw);
+    K += 0.5 * (mi * crd_dot3(v, v) + pi * crd_dot3(w, w));
+    for (int c = 0; c < 3; ++c) {
+      L[c] += mi * v[c];
+      J[c] += mi * xv[c] + pi * pw[c];
+    }
+  }
+  dy->kinetic = K;
+  memcpy(dy->L, L, sizeof L);
+  memcpy(dy->J, J, sizeof J);
+}

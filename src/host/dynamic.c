@@ -1,0 +1,44 @@
+/* crdyn: a dynamic analysis: its stages one after another (explicit and
+ * implicit in any order), the state carried from one to the next, and the
+ * history from the initial state on. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "crdyn/dynamics.h"
+#include "crdyn/error.h"
+
+int crd_dynamic_run(crd_run *r)
+{
+  crd_problem *pb = r->pb;
+  const crd_analysis *an = &r->m->analysis;
+  crd_dyn *dy;
+  CRD_CALL(crd_dyn_create(pb, &dy));
+  crd_dyn_set_initial(dy, pb);
+  crd_dyn_constrain(dy, pb);
+  int rc = 0;
+  double *F = NULL, U = 0.0;
+  if ((rc = CRD_CALLOC(pb->neq, &F))) goto out;
+  crd_problem_set_prescribed(pb, 0.0, 0);
+  if ((rc = crd_problem_eval(pb, 0, F, &U))) goto out;
+  dy->strain = U;
+  if (an->nstages > 0 && an->stages[0].integrator == CRD_INT_EXPLICIT)
+    crd_dyn_measure_lumped(dy, pb, an->stages[0].mass_scaling);
+  else
+    crd_dyn_measure(dy, pb);
+  if ((rc = crd_run_record(r, 0, 0.0, 1.0, 0, 0.0, dy->kinetic, U, dy->L, dy->J, 1))) goto out;
+  for (int s = 0; s < an->nstages; ++s) {
+    const crd_stage *st = &an->stages[s];
+    crd_dyn_constrain(dy, pb);
+    rc = st->integrator == CRD_INT_IMPLICIT ? crd_implicit_stage(r, dy, st, s) : crd_explicit_stage(r, dy, st, s);
+    if (rc) goto out;
+  }
+  r->dyn.implicit_steps = dy->implicit_steps;
+  r->dyn.explicit_steps = dy->explicit_steps;
+  r->dyn.max_energy_residual = dy->max_energy_residual;
+  r->dyn.rot_mass_scaling = dy->rot_mass_scaling;
+  r->dyn.dt_stable = dy->dt_auto;
+out:
+  free(F);
+  crd_dyn_destroy(&dy);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}

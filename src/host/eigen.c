@@ -1,0 +1,270 @@
+/* crdyn: K x = lambda M x by ARPACK's implicitly restarted Lanczos in
+ * shift-invert mode (eigen.h).
+ *
+ * Mode 3 of dsaupd (bmat 'G', which 'LM'): OP = (K - sigma M)^-1 M is
+ * self-adjoint in the M inner product and its eigenvalues
+ * nu = 1 / (lambda - sigma) are largest for the lambda nearest sigma, which
+ * Lanczos finds first and fast.  K - sigma M is factorized once by
+ * crd_solver; every Lanczos step then costs one solve and one M product.
+ * dseupd maps the Ritz values back to lambda = sigma + 1/nu itself (mode 3
+ * with sigma passed), so no transformation is done here. */
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpack/arpackdef.h> /* a_int: ARPACK's INTEGER (and LOGICAL) width */
+
+#include "crdyn/eigen.h"
+#include "crdyn/error.h"
+#include "crdyn/solver.h"
+
+/* Restarts (iparam(3)) before giving up: shift-invert near the wanted end
+ * converges in tens; hundreds mean a poor sigma or clustered eigenvalues.
+ * Overridable at build time to exercise the give-up path. */
+#ifndef CRD_EIGEN_MAX_RESTARTS
+#define CRD_EIGEN_MAX_RESTARTS 1000
+#endif
+
+/* ARPACK's Fortran 77 entry points: every argument by reference, LOGICAL as
+ * a default INTEGER, and (gfortran >= 8) one hidden size_t length per
+ * CHARACTER argument, appended in order.  The ISO C wrappers (dsaupd_c in
+ * arpack.h) would hide this, but are missing from older ARPACK builds. */
+void dsaupd_(a_int *ido, const char *bmat, const a_int *n, const char *which, const a_int *nev,
+             const double *tol, double *resid, const a_int *ncv, double *v, const a_int *ldv,
+             a_int *iparam, a_int *ipntr, double *workd, double *workl, const a_int *lworkl,
+             a_int *info, size_t bmat_len, size_t which_len);
+void dseupd_(const a_int *rvec, const char *howmny, a_int *select, double *d, double *z,
+             const a_int *ldz, const double *sigma, const char *bmat, const a_int *n,
+             const char *which, const a_int *nev, const double *tol, double *resid,
+             const a_int *ncv, double *v, const a_int *ldv, a_int *iparam, a_int *ipntr,
+             double *workd, double *workl, const a_int *lworkl, a_int *info, size_t howmny_len,
+             size_t bmat_len, size_t which_len);
+
+/* ARPACK keeps its iteration state in SAVE variables between reverse-
+ * communication calls: two problems solved at once (OpenMP threads) would
+ * corrupt each other. */
+static pthread_mutex_t arpack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *dsaupd_info_text(int info)
+{
+  switch (info) {
+    case 1: return "the restart cap was reached before all wanted eigenvalues converged";
+    case 2:
+    case 3: return "no shifts could be applied during a restart cycle (ncv too small relative to nev)";
+    case -1: return "n must be positive";
+    case -2: return "nev must be positive";
+    case -3: return "ncv must satisfy nev < ncv <= n";
+    case -4: return "the maximum number of restarts must be positive";
+    case -5: return "'which' must be one of LM, SM, LA, SA, BE";
+    case -6: return "'bmat' must be I or G";
+    case -7: return "the private work array workl is too short";
+    case -8: return "the LAPACK tridiagonal eigenvalue routine (dsteqr) failed";
+    case -9: return "the starting vector is zero";
+    case -10: return "iparam(7) (mode) must be 1..5";
+    case -11: return "mode 1 and bmat = G are incompatible";
+    case -12: return "iparam(1) (shift strategy) must be 0 or 1";
+    case -13: return "nev = 1 and which = BE are incompatible";
+    case -9999: return "could not build a Lanczos factorization (the Krylov space of the "
+                       "starting vector is smaller than ncv)";
+    default: return "unknown ARPACK dsaupd info code";
+  }
+}
+
+static const char *dseupd_info_text(int info)
+{
+  switch (info) {
+    case -1: return "n must be positive";
+    case -2: return "nev must be positive";
+    case -3: return "ncv must satisfy nev < ncv <= n";
+    case -5: return "'which' must be one of LM, SM, LA, SA, BE";
+    case -6: return "'bmat' must be I or G";
+    case -7: return "the private work array workl is too short";
+    case -8: return "the LAPACK tridiagonal eigenvalue routine (dsteqr) failed";
+    case -9: return "the starting vector is zero";
+    case -10: return "iparam(7) (mode) must be 1..5";
+    case -11: return "mode 1 and bmat = G are incompatible";
+    case -12: return "nev = 1 and which = BE are incompatible";
+    case -14: return "dsaupd found no eigenvalue to sufficient accuracy";
+    case -15: return "howmny must be A or S when eigenvectors are wanted";
+    case -16: return "howmny = S is not implemented";
+    case -17: return "dseupd counted a different number of converged Ritz values than dsaupd "
+                     "(ARPACK's state changed between the calls)";
+    default: return "unknown ARPACK dseupd info code";
+  }
+}
+
+/* The shifted matrix reuses K's index arrays, so M must have the same
+ * ones; comparing contents (not pointers) accepts separately built copies. */
+static int check_pattern(const crd_csr *K, const crd_csr *M)
+{
+  CRD_CHECK(K->rowptr && K->col && K->val && M->rowptr && M->col && M->val, CRD_ERR_INPUT,
+            "crd_eigen_shift_invert: K or M without arrays");
+  CRD_CHECK(K->n == M->n && K->nnz == M->nnz, CRD_ERR_INPUT,
+            "crd_eigen_shift_invert: K (n = %d, nnz = %lld) and M (n = %d, nnz = %lld) must "
+            "share one pattern", (int)K->n, (long long)K->nnz, (int)M->n, (long long)M->nnz);
+  if (K->rowptr != M->rowptr)
+    for (int32_t r = 0; r <= K->n; ++r)
+      CRD_CHECK(K->rowptr[r] == M->rowptr[r], CRD_ERR_INPUT,
+                "crd_eigen_shift_invert: K and M patterns differ (rowptr[%d] = %d in K, %d in M); "
+                "store M on K's pattern", (int)r, (int)K->rowptr[r], (int)M->rowptr[r]);
+  CRD_CHECK(K->rowptr[K->n] == K->nnz, CRD_ERR_INPUT,
+            "crd_eigen_shift_invert: rowptr[n] = %d but nnz = %lld", (int)K->rowptr[K->n],
+            (long long)K->nnz);
+  if (K->col != M->col)
+    for (int64_t k = 0; k < K->nnz; ++k)
+      CRD_CHECK(K->col[k] == M->col[k], CRD_ERR_INPUT,
+                "crd_eigen_shift_invert: K and M patterns differ (entry %lld: column %d in K, %d in "
+                "M); store M on K's pattern", (long long)k, (int)K->col[k], (int)M->col[k]);
+  return 0;
+}
+
+/* Order the pairs by eigenvalue (dseupd documents ascending order; this
+ * keeps the promise if it ever does not).  nev is small: insertion sort. */
+static void sort_pairs(int n, int m, double *lambda, double *vecs, double *tmp)
+{
+  for (int j = 1; j < m; ++j) {
+    int i = j;
+    while (i > 0 && lambda[i - 1] > lambda[j]) --i;
+    if (i == j) continue;
+    double lj = lambda[j];
+    memcpy(tmp, vecs + (size_t)j * n, (size_t)n * sizeof *tmp);
+    memmove(lambda + i + 1, lambda + i, (size_t)(j - i) * sizeof *lambda);
+    memmove(vecs + (size_t)(i + 1) * n, vecs + (size_t)i * n, (size_t)(j - i) * n * sizeof *vecs);
+    lambda[i] = lj;
+    memcpy(vecs + (size_t)i * n, tmp, (size_t)n * sizeof *tmp);
+  }
+}
+
+static int shift_invert(const crd_csr *K, const crd_csr *M, double sigma, int nev, double tol,
+                        double *lambda, double *vecs, int *nconv)
+{
+  /* ncv = min(n, max(2 nev + 1, nev + 20)): a basis about twice nev keeps
+   * restarts few; the floor of nev + 20 helps small nev at little cost. */
+  const a_int n = K->n, nev_a = nev;
+  a_int ncv = 2 * nev + 1 > nev + 20 ? 2 * nev + 1 : nev + 20;
+  if (ncv > n) ncv = n;
+  const a_int lworkl = ncv * (ncv + 8), ldv = n;
+  a_int iparam[11] = {0}, ipntr[11] = {0}, ido = 0, info = 0; /* info 0: random start */
+  int rc = 0;
+  crd_solver *s = NULL;
+  crd_csr A = *K; /* K - sigma M on K's index arrays */
+  A.val = NULL;
+  double *resid = NULL, *v = NULL, *workd = NULL, *workl = NULL;
+  a_int *select = NULL;
+
+  if ((rc = CRD_CALLOC(A.nnz, &A.val))) goto done;
+  for (int64_t k = 0; k < A.nnz; ++k) A.val[k] = K->val[k] - sigma * M->val[k];
+  if ((rc = crd_solver_create("cholmod", &s)) || (rc = crd_solver_analyse(s, &A))) goto done;
+  rc = crd_solver_factorize(s, &A);
+  if (rc == CRD_WARN_NOT_POSDEF) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", crd_err_message()); /* CRD_ERR rewrites the buffer */
+    rc = CRD_ERR(CRD_ERR_INPUT,
+                 "K - sigma M with sigma = %g is not positive definite (%s): sigma must lie below "
+                 "the smallest eigenvalue (sigma < 0 for a free structure), K must be positive "
+                 "semi-definite and M positive definite", sigma, why);
+    goto done;
+  }
+  if (rc) goto done;
+
+  if ((rc = CRD_CALLOC(n, &resid)) || (rc = CRD_CALLOC((size_t)n * ncv, &v)) ||
+      (rc = CRD_CALLOC(3 * (size_t)n, &workd)) || (rc = CRD_CALLOC(lworkl, &workl)) ||
+      (rc = CRD_CALLOC(ncv, &select)))
+    goto done;
+
+  iparam[0] = 1;                      /* exact shifts */
+  iparam[2] = CRD_EIGEN_MAX_RESTARTS; /* restart cap in, restarts taken out */
+  iparam[3] = 1;                      /* block size (the only one implemented) */
+  iparam[6] = 3;                      /* shift-invert, generalized */
+  for (;;) {
+    dsaupd_(&ido, "G", &n, "LM", &nev_a, &tol, resid, &ncv, v, &ldv, iparam, ipntr, workd, workl,
+            &lworkl, &info, 1, 2);
+    double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
+    if (ido == -1) {
+      /* First product of a cycle: y = (K - sigma M)^-1 M x in full. */
+      crd_csr_symv(M, x, y);
+      if ((rc = crd_solver_solve(s, y, y))) goto done;
+    } else if (ido == 1) {
+      /* M x is already at ipntr(3): only the solve is left. */
+      if ((rc = crd_solver_solve(s, workd + ipntr[2] - 1, y))) goto done;
+    } else if (ido == 2) {
+      crd_csr_symv(M, x, y); /* for M-orthogonalization */
+    } else {
+      break; /* 99: done (or an error in info) */
+    }
+  }
+  const int restarts = iparam[2];
+  if (info < 0 || info == 2 || info == 3) {
+    rc = CRD_ERR(CRD_ERR_NUMERIC,
+                 "ARPACK dsaupd failed (info %d: %s) after %d restarts; n = %d, nev = %d, ncv = %d, "
+                 "sigma = %g", (int)info, dsaupd_info_text(info), restarts, (int)n, nev, (int)ncv,
+                 sigma);
+    goto done;
+  }
+  const int ndone = iparam[4]; /* converged Ritz values, <= nev */
+  if (ndone > 0) {
+    const a_int rvec = 1, ldz = n;
+    a_int einfo = 0;
+    dseupd_(&rvec, "A", select, lambda, vecs, &ldz, &sigma, "G", &n, "LM", &nev_a, &tol, resid, &ncv,
+            v, &ldv, iparam, ipntr, workd, workl, &lworkl, &einfo, 1, 1, 2);
+    if (einfo) {
+      rc = CRD_ERR(CRD_ERR_NUMERIC, "ARPACK dseupd failed (info %d: %s); n = %d, nev = %d, ncv = %d",
+                   (int)einfo, dseupd_info_text(einfo), (int)n, nev, (int)ncv);
+      goto done;
+    }
+    /* dseupd's Ritz vectors are M-orthonormal up to its purification step
+     * (a rank-one correction for shift-invert), so rescale to x^T M x = 1
+     * exactly as promised; resid serves as the M x buffer. */
+    for (int j = 0; j < ndone; ++j) {
+      double *xj = vecs + (size_t)j * n, xmx = 0.0;
+      crd_csr_symv(M, xj, resid);
+      for (a_int i = 0; i < n; ++i) xmx += xj[i] * resid[i];
+      if (!(xmx > 0.0)) {
+        rc = CRD_ERR(CRD_ERR_NUMERIC, "eigenvector %d (lambda = %g) has x^T M x = %g: M is not "
+                     "positive definite", j, lambda[j], xmx);
+        goto done;
+      }
+      const double scale = 1.0 / sqrt(xmx);
+      for (a_int i = 0; i < n; ++i) xj[i] *= scale;
+    }
+    sort_pairs(n, ndone, lambda, vecs, resid);
+  }
+  *nconv = ndone;
+  if (info == 1 || ndone < nev)
+    rc = CRD_ERR(CRD_ERR_NUMERIC,
+                 "ARPACK: only %d of %d eigenpairs converged within the cap of %d restarts (tol %g, "
+                 "ncv = %d, sigma = %g); move sigma closer to the wanted eigenvalues or loosen tol",
+                 ndone, nev, CRD_EIGEN_MAX_RESTARTS, tol, (int)ncv, sigma);
+
+done:
+  crd_solver_destroy(&s);
+  free(A.val);
+  free(resid);
+  free(v);
+  free(workd);
+  free(workl);
+  free(select);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
+int crd_eigen_shift_invert(const crd_csr *K, const crd_csr *M, double sigma, int nev, double tol,
+                           double *lambda, double *vecs, int *nconv)
+{
+  CRD_CHECK(K && M && lambda && vecs && nconv, CRD_ERR_INPUT,
+            "crd_eigen_shift_invert: NULL argument");
+  *nconv = 0;
+  CRD_CALL(check_pattern(K, M));
+  CRD_CHECK(K->n >= 2 && nev >= 1 && nev < K->n, CRD_ERR_INPUT,
+            "crd_eigen_shift_invert: nev = %d eigenpairs of an n = %d problem: need 1 <= nev < n "
+            "(Lanczos needs a basis larger than nev; use a dense solver for all eigenpairs)",
+            nev, (int)K->n);
+  CRD_CHECK(isfinite(sigma) && isfinite(tol), CRD_ERR_INPUT,
+            "crd_eigen_shift_invert: sigma = %g and tol = %g must be finite", sigma, tol);
+  pthread_mutex_lock(&arpack_lock);
+  int rc = shift_invert(K, M, sigma, nev, tol, lambda, vecs, nconv);
+  pthread_mutex_unlock(&arpack_lock);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}

@@ -1,0 +1,229 @@
+/* crdyn: explicit stage: central difference with a lumped mass.
+ *
+ * Translations: m_i a_i = F_ext - F_int (row-sum lumped C).  Normals: with
+ * the lumped director inertia P_i (row sums of h^2/12 C, times the optional
+ * rotational mass scaling s), the pair equation of node i is the per-node
+ * block of eqs 39-42,
+ *   s P_i A1^T A1 n'' = F_pair - s P_i A1^T A2(n'),   p'' = A1 n'' + A2,
+ * a 2x2 solve per node (1x1 when one component is fixed).  The pair rate in
+ * A2 is the velocity at t_n predicted from the last half step (second-order).
+ *   v_{n+1/2} = v_n + dt/2 a_n,  d_{n+1} = d_n + dt v_{n+1/2},
+ * the pair advanced by dt times the pair rate of p'_{n+1/2} and the third
+ * component recomputed; p'_{n+1/2} is then the chord (p_{n+1} - p_n)/dt, so
+ * its components in whichever pair the node has next are consistent.
+ *   v_{n+1} = v_{n+1/2} + dt/2 a_{n+1}.
+ * Energies and momenta of explicit steps use the lumped mass, the one the
+ * scheme conserves (linear momentum exactly). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/dynamics.h"
+#include "crdyn/error.h"
+#include "crdyn/cr_frame.h"
+#include "crdyn/shell_mass.h"
+#include "crdyn/timer.h"
+
+/* Largest eigenvalue of M^-1 K for one element (lumped M, 20 DOFs) by power
+ * iteration with the M-Rayleigh quotient. */
+static double element_lambda_max(const double *K, const double *Mt, const double *Mp)
+{
+  double x[20], y[20], lam = 0.0;
+  for (int a = 0; a < 20; ++a) x[a] = 1.0 + 0.1 * a * ((a & 1) ? -1.0 : 1.0);
+  for (int it = 0; it < 80; ++it) {
+    for (int a = 0; a < 20; ++a) {
+      double v = 0.0;
+      for (int b = 0; b < 20; ++b) v += K[20 * a + b] * x[b];
+      y[a] = v;
+    }
+    double xKx = 0.0, xMx = 0.0;
+    for (int a = 0; a < 20; ++a) xKx += x[a] * y[a];
+    for (int i = 0; i < 4; ++i) {
+      for (int c = 0; c < 3; ++c) xMx += Mt[i] * x[5 * i + c] * x[5 * i + c];
+      const double *B = Mp + 4 * i, *u = x + 5 * i + 3;
+      xMx += u[0] * (B[0] * u[0] + B[1] * u[1]) + u[1] * (B[2] * u[0] + B[3] * u[1]);
+    }
+    lam = xKx / xMx;
+    /* x <- M^-1 y, normalised */
+    double nx = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      for (int c = 0; c < 3; ++c) x[5 * i + c] = y[5 * i + c] / Mt[i];
+      const double *B = Mp + 4 * i, *r = y + 5 * i + 3;
+      double det = B[0] * B[3] - B[1] * B[2];
+      x[5 * i + 3] = (B[3] * r[0] - B[1] * r[1]) / det;
+      x[5 * i + 4] = (-B[2] * r[0] + B[0] * r[1]) / det;
+    }
+    for (int a = 0; a < 20; ++a) nx += x[a] * x[a];
+    nx = sqrt(nx);
+    if (!(nx > 0)) break;
+    for (int a = 0; a < 20; ++a) x[a] /= nx;
+  }
+  return lam;
+}
+
+double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale)
+{
+  const crd_model *m = pb->m;
+  double lmax = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : lmax) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int e = 0; e < pb->ne; ++e) {
+    double X0[12], P0[12], d[12], p[12], K[400], Mt[4], Mp[16], md;
+    int l[4];
+    const double *C = dy->C + 16 * (size_t)e;
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    for (int a = 0; a < 4; ++a) {
+      int nd = m->quads[4 * e + a];
+      for (int c = 0; c < 3; ++c) {
+        X0[3 * a + c] = m->x[3 * nd + c];
+        P0[3 * a + c] = pb->p0[3 * nd + c];
+        d[3 * a + c] = pb->d[3 * nd + c];
+        p[3 * a + c] = pb->p[3 * nd + c];
+      }
+      l[a] = pb->l[nd];
+      Mt[a] = C[4 * a] + C[4 * a + 1] + C[4 * a + 2] + C[4 * a + 3];
+      double A1[6], P = rot_scale * s->thickness * s->thickness / 12.0 * Mt[a];
+      crd_dir_A1(p + 3 * a, l[a], A1);
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+          Mp[4 * a + 2 * i + j] = P * (A1[i] * A1[j] + A1[2 + i] * A1[2 + j] + A1[4 + i] * A1[4 + j]);
+    }
+    crd_q4_mat mt = {s->E, s->nu, s->thickness};
+    crd_q4_global(X0, P0, d, p, l, &mt, NULL, K, &md);
+    double lam = element_lambda_max(K, Mt, Mp);
+    if (lam > lmax) lmax = lam;
+  }
+  return lmax > 0 ? 2.0 / sqrt(lmax) : INFINITY;
+}
+
+typedef struct ex_work {
+  double *Fi, *Fe, *vh, *wh;
+} ex_work;
+
+/* Accelerations a, wa of the current state; w_pred: the normal rates used in
+ * the inertia force f_m. */
+static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s, const double *w_pred)
+{
+  crd_problem *pb = r->pb;
+  double U, t0 = crd_wtime();
+  CRD_CALL(crd_problem_eval(pb, 0, x->Fi, &U));
+  CRD_CALL(crd_loads_assemble(r->loads, pb, t, 0, x->Fe, 0));
+  r->time_eval += crd_wtime() - t0;
+  dy->strain = U;
+  for (int i = 0; i < pb->nn; ++i) {
+    const int32_t *eq = pb->eq + 5 * i;
+    for (int c = 0; c < 3; ++c)
+      dy->a[3 * i + c] = eq[c] >= 0 ? (x->Fe[eq[c]] - x->Fi[eq[c]]) / dy->mlump[i] : 0.0;
+    double A1[6], A2[3], nd[2], F[2], B[4], P = s * dy->plump[i];
+    const double *p = pb->p + 3 * i;
+    crd_dir_A1(p, pb->l[i], A1);
+    crd_dyn_pair(pb, i, w_pred + 3 * i, nd);
+    for (int k = 0; k < 2; ++k) if (eq[3 + k] < 0) nd[k] = 0.0;
+    crd_q4_A2(p, pb->l[i], nd, A2);
+    for (int a = 0; a < 2; ++a) {
+      F[a] = eq[3 + a] >= 0 ? x->Fe[eq[3 + a]] - x->Fi[eq[3 + a]] : 0.0;
+      F[a] -= P * (A1[a] * A2[0] + A1[2 + a] * A2[1] + A1[4 + a] * A2[2]);
+      for (int b = 0; b < 2; ++b) B[2 * a + b] = P * (A1[a] * A1[b] + A1[2 + a] * A1[2 + b] + A1[4 + a] * A1[4 + b]);
+    }
+    double nn[2] = {0.0, 0.0};
+    int f0 = eq[3] >= 0, f1 = eq[4] >= 0;
+    if (f0 && f1) {
+      double det = B[0] * B[3] - B[1] * B[2];
+      nn[0] = (B[3] * F[0] - B[1] * F[1]) / det;
+      nn[1] = (-B[2] * F[0] + B[0] * F[1]) / det;
+    } else if (f0) nn[0] = F[0] / B[0];
+    else if (f1) nn[1] = F[1] / B[3];
+    if (!f0 && !f1) A2[0] = A2[1] = A2[2] = 0.0;
+    for (int c = 0; c < 3; ++c) dy->wa[3 * i + c] = A1[2 * c] * nn[0] + A1[2 * c + 1] * nn[1] + A2[c];
+  }
+  return 0;
+}
+
+/* Advance positions and normals by dt with the half-step rates. */
+static void advance(crd_problem *pb, ex_work *x, double dt, double t1)
+{
+  for (int i = 0; i < pb->nn; ++i) {
+    const int32_t *eq = pb->eq + 5 * i;
+    for (int c = 0; c < 3; ++c)
+      if (eq[c] >= 0) pb->d[3 * i + c] += dt * x->vh[3 * i + c];
+    if (eq[3] < 0 && eq[4] < 0) continue;
+    double *p = pb->p + 3 * i, pold[3] = {p[0], p[1], p[2]}, ab[2], pn[3];
+    int l = pb->l[i];
+    crd_dyn_pair(pb, i, x->wh + 3 * i, ab);
+    for (int k = 0; k < 2; ++k) if (eq[3 + k] < 0) ab[k] = 0.0;
+    int n, m;
+    crd_dir_pair(l, &n, &m);
+    double q = crd_dir_from_pair(p[n] + dt * ab[0], p[m] + dt * ab[1], l, p[l], pn);
+    if (q >= 0.01) {
+      p[0] = pn[0]; p[1] = pn[1]; p[2] = pn[2];
+    } else { /* out of the pair's chart: along the rate, renormalised */
+      for (int c = 0; c < 3; ++c) p[c] += dt * x->wh[3 * i + c];
+      double len = crd_norm3(p);
+      for (int c = 0; c < 3; ++c) p[c] /= len;
+    }
+    for (int c = 0; c < 3; ++c) x->wh[3 * i + c] = (p[c] - pold[c]) / dt;
+  }
+  crd_problem_set_prescribed(pb, t1, 0);
+  crd_problem_switch_pairs(pb);
+}
+
+int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
+{
+  crd_problem *pb = r->pb;
+  size_t n3 = 3 * (size_t)pb->nn;
+  double s = st->mass_scaling > 0 ? st->mass_scaling : 1.0;
+  dy->rot_mass_scaling = s;
+  double dt_stable = crd_explicit_stable_dt(dy, pb, s);
+  dy->dt_auto = dt_stable;
+  double dt = st->dt_auto ? st->safety * dt_stable : st->dt;
+  if (!(dt > 0) || !isfinite(dt))
+    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
+                   pb->m->case_path, istage);
+  int nsteps = (int)ceil((st->t_end - dy->t) / dt - 1e-9);
+  if (nsteps < 1) return 0;
+  dt = (st->t_end - dy->t) / nsteps;
+  if (!r->opts->quiet)
+    printf("stage %d explicit: dt = %.4g (stable estimate %.4g%s), %d steps, rotational mass scaling %g\n",
+           istage, dt, dt_stable, st->dt_auto ? "" : ", given", nsteps, s);
+  if (dt > dt_stable)
+    crd_run_progress(r, "warning: stage %d: dt %.4g exceeds the stable estimate %.4g", istage, dt, dt_stable);
+  ex_work x;
+  memset(&x, 0, sizeof x);
+  int rc = 0;
+  if (CRD_CALLOC(pb->neq, &x.Fi) || CRD_CALLOC(pb->neq, &x.Fe) || CRD_CALLOC(n3, &x.vh) || CRD_CALLOC(n3, &x.wh)) {
+    rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    goto out;
+  }
+  int every = nsteps > 20 ? nsteps / 20 : 1;
+  double t0 = dy->t;
+  if ((rc = accelerations(r, dy, &x, dy->t, s, dy->w))) goto out;
+  for (int n = 1; n <= nsteps; ++n) {
+    for (size_t k = 0; k < n3; ++k) {
+      x.vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
+      x.wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
+    }
+    double t1 = (n == nsteps) ? st->t_end : t0 + n * dt;
+    advance(pb, &x, dt, t1);
+    /* rates predicted at t_{n+1} for f_m, then the accelerations there */
+    for (size_t k = 0; k < n3; ++k) dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
+    if ((rc = accelerations(r, dy, &x, t1, s, dy->w))) goto out;
+    for (size_t k = 0; k < n3; ++k) {
+      dy->v[k] = x.vh[k] + 0.5 * dt * dy->a[k];
+      dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
+    }
+    dy->t = t1;
+    dy->step++;
+    dy->explicit_steps++;
+    r->steps++;
+    crd_dyn_measure_lumped(dy, pb, s);
+    if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, 0, 0.0, dy->kinetic, dy->strain, dy->L, dy->J,
+                             n == nsteps)))
+      goto out;
+    if (n % every == 0 || n == nsteps)
+      crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", istage, dy->t, dy->step,
+                       dy->kinetic + dy->strain - r->wext);
+  }
+out:
+  free(x.Fi); free(x.Fe); free(x.vh); free(x.wh);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}

@@ -1,0 +1,512 @@
+/* crdyn: implicit stage: generalized-alpha with the quasi energy-momentum
+ * internal force (seed eqs 55-59; the derivation is in docs/dynamics.md).
+ *
+ * Unknown: the increment du of the generalized variables over the step
+ * (translations and pair components; the pair is fixed within a step).
+ * Newmark (eq 57) acts on the translations d and on the normal as a
+ * 3-vector p (p_b from the pair, |p_b| = 1):
+ *   a_b = (dd - dt v0 - dt^2 (1/2 - beta) a0) / (beta dt^2)
+ *   v_b = v0 + dt ((1 - gamma) a0 + gamma a_b),  a_m = (1 - am) a_b + am a0,
+ * the same for (p, w = p', wa = p'').  The balance (eq 58) at the generalized
+ * midpoint, with x_f, p_f = (1 - af) (.)_b + af (.)_a (p_f not normalised):
+ *   translations:  C a_m + F_int,f - F_ext = 0
+ *   normals:       P_i^T (P a_m + g_int,f - g_ext) = 0,  P_i^T p_f,i = 0
+ * where P_i spans the plane orthogonal to p_f,i (the pair's A1 at p_b with
+ * its p_f component removed): the constraint force along p_f does no work
+ * over the step (p_f . (p_b - p_a) = 0 when af = 1/2) and has no moment, and
+ * the internal forces are the gradient at (x_f, p_f) of a rigid-motion
+ * invariant function (shell_dyn.h).  With rho_inf = 1 this makes linear and
+ * angular momentum exact and leaves only the "quasi" strain-energy error.
+ * This is eqs 39-42 (M n'' + f_m with p'' = A1 n'' + A2) with p'' taken
+ * from the Newmark relations of the normal itself.
+ * Newton on the symmetric effective tangent
+ *   K_eff = c_m M + c_f K_f,  c_m = (1 - am)/(beta dt^2),  c_f = 1 - af,
+ * M with the director blocks P_ij P_i^T P_j (eq 40b with P for A1). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/dynamics.h"
+#include "crdyn/error.h"
+#include "crdyn/shell_dyn.h"
+#include "crdyn/cr_frame.h"
+#include "crdyn/shell_mass.h"
+#include "crdyn/timer.h"
+
+typedef struct ga_param {
+  double am, af, beta, gamma;
+} ga_param;
+
+/* Chung-Hulbert 1993 parameters from the spectral radius at infinity. */
+static ga_param ga_from_rho(double rho)
+{
+  ga_param g;
+  g.am = (2.0 * rho - 1.0) / (rho + 1.0);
+  g.af = rho / (rho + 1.0);
+  g.gamma = 0.5 - g.am + g.af;
+  g.beta = 0.25 * (1.0 - g.am + g.af) * (1.0 - g.am + g.af);
+  return g;
+}
+
+typedef struct im_work {
+  double *d0, *p0, *pf, *df;      /* 3*nn: start state, midpoint state */
+  int *l0;
+  double *du, *V0, *A0, *V1, *A1, *Vf, *Am; /* 5*nn per slot (translations used) */
+  double *W0, *WA0, *W1, *WA1, *WAm;        /* 3*nn: normal rates p', p'' */
+  double *Bs;                               /* 6*nn: bases P_i (3x2) */
+  double *R, *Fi, *Fin, *Fe, *dx; /* neq */
+  double *fin_e, *fg_e;           /* 20*ne: element inertia and internal forces */
+} im_work;
+
+static void work_free(im_work *w)
+{
+  free(w->d0); free(w->p0); free(w->pf); free(w->df); free(w->l0);
+  free(w->W0); free(w->WA0); free(w->W1); free(w->WA1); free(w->WAm); free(w->Bs);
+  free(w->du); free(w->V0); free(w->A0); free(w->V1); free(w->A1); free(w->Vf); free(w->Am);
+  free(w->R); free(w->Fi); free(w->Fin); free(w->Fe); free(w->dx); free(w->fin_e); free(w->fg_e);
+}
+
+static int work_alloc(im_work *w, int nn, int ne, int neq)
+{
+  size_t n3 = 3 * (size_t)nn, n5 = 5 * (size_t)nn;
+  if (CRD_CALLOC(n3, &w->d0) || CRD_CALLOC(n3, &w->p0) || CRD_CALLOC(n3, &w->pf) || CRD_CALLOC(n3, &w->df) ||
+      CRD_CALLOC(nn, &w->l0) || CRD_CALLOC(n3, &w->W0) || CRD_CALLOC(n3, &w->WA0) || CRD_CALLOC(n3, &w->W1) ||
+      CRD_CALLOC(n3, &w->WA1) || CRD_CALLOC(n3, &w->WAm) || CRD_CALLOC(2 * n3, &w->Bs) || CRD_CALLOC(n5, &w->du) || CRD_CALLOC(n5, &w->V0) || CRD_CALLOC(n5, &w->A0) ||
+      CRD_CALLOC(n5, &w->V1) || CRD_CALLOC(n5, &w->A1) || CRD_CALLOC(n5, &w->Vf) || CRD_CALLOC(n5, &w->Am) ||
+      CRD_CALLOC(neq, &w->R) || CRD_CALLOC(neq, &w->Fi) || CRD_CALLOC(neq, &w->Fin) || CRD_CALLOC(neq, &w->Fe) ||
+      CRD_CALLOC(neq, &w->dx) || CRD_CALLOC(20 * (size_t)ne, &w->fin_e) || CRD_CALLOC(20 * (size_t)ne, &w->fg_e)) {
+    work_free(w);
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  }
+  return 0;
+}
+
+static double nrm(int n, const double *a)
+{
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += a[i] * a[i];
+  return sqrt(s);
+}
+
+/* The normal of node i at pair value p0's pair + s * du (chart of l);
+ * returns 1 - a^2 - b^2 (small: the step leaves the chart). */
+static double pair_state(const double *p0, int l, const double *dpair, double s, double *p)
+{
+  int n, m;
+  crd_dir_pair(l, &n, &m);
+  return crd_dir_from_pair(p0[n] + s * dpair[0], p0[m] + s * dpair[1], l, p0[l], p);
+}
+
+/* Newmark for one value: end and midpoint rates. */
+static void newmark(const ga_param *g, double dt, double du, double v0, double a0, double *v1, double *a1,
+                    double *am)
+{
+  double b = g->beta;
+  *a1 = (du - dt * v0 - dt * dt * (0.5 - b) * a0) / (b * dt * dt);
+  *v1 = v0 + dt * ((1.0 - g->gamma) * a0 + g->gamma * (*a1));
+  *am = (1.0 - g->am) * (*a1) + g->am * a0;
+}
+
+/* State at the end of the step and at the midpoint from du, the rates, and
+ * the bases P_i.  Returns CRD_WARN_NEWTON_DIVERGED when a normal leaves its
+ * chart. */
+static int build_state(crd_problem *pb, im_work *w, const ga_param *g, double dt)
+{
+  double cf = 1.0 - g->af;
+  for (int i = 0; i < pb->nn; ++i) {
+    const double *du = w->du + 5 * i;
+    double *pb_ = pb->p + 3 * i, *pf = w->pf + 3 * i;
+    const double *pa = w->p0 + 3 * i;
+    for (int c = 0; c < 3; ++c) {
+      size_t k = 5 * (size_t)i + c;
+      pb->d[3 * i + c] = w->d0[3 * i + c] + du[c];
+      w->df[3 * i + c] = w->d0[3 * i + c] + cf * du[c];
+      newmark(g, dt, du[c], w->V0[k], w->A0[k], &w->V1[k], &w->A1[k], &w->Am[k]);
+    }
+    if (pair_state(pa, pb->l[i], du + 3, 1.0, pb_) < 0.01)
+      return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                         "the normal of node %d turned too far in one step", i);
+    for (int c = 0; c < 3; ++c) {
+      size_t k = 3 * (size_t)i + c;
+      pf[c] = cf * pb_[c] + g->af * pa[c];
+      newmark(g, dt, pb_[c] - pa[c], w->W0[k], w->WA0[k], &w->W1[k], &w->WA1[k], &w->WAm[k]);
+    }
+    double A1[6], *B = w->Bs + 6 * (size_t)i, f2 = crd_dot3(pf, pf);
+    crd_dir_A1(pb_, pb->l[i], A1);
+    for (int s = 0; s < 2; ++s) {
+      double c = (pf[0] * A1[s] + pf[1] * A1[2 + s] + pf[2] * A1[4 + s]) / f2;
+      for (int r = 0; r < 3; ++r) B[2 * r + s] = A1[2 * r + s] - c * pf[r];
+    }
+  }
+  return 0;
+}
+
+/* Element residuals and effective tangents (OpenMP), then the serial
+ * scatter: Fi (internal), Fin (inertia) and K_eff in pb->K; *U strain energy
+ * at the end of the step. */
+static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_param *g, double cm,
+                    int want_K, double *U)
+{
+  const crd_model *m = pb->m;
+  int bad = -1;
+#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int e = 0; e < pb->ne; ++e) {
+    double X0[12], P0[12], da[12], pa[12], db[12], pbv[12], df[12], pf[12], Bs[24], KG[400], me[400];
+    double fG[20], am[12], wam[12];
+    int l[4];
+    const int32_t *qd = m->quads + 4 * e;
+    for (int a = 0; a < 4; ++a) {
+      int nd = qd[a];
+      for (int c = 0; c < 3; ++c) {
+        X0[3 * a + c] = m->x[3 * nd + c];
+        P0[3 * a + c] = pb->p0[3 * nd + c];
+        da[3 * a + c] = w->d0[3 * nd + c];
+        pa[3 * a + c] = w->p0[3 * nd + c];
+        db[3 * a + c] = pb->d[3 * nd + c];
+        pbv[3 * a + c] = pb->p[3 * nd + c];
+        df[3 * a + c] = w->df[3 * nd + c];
+        pf[3 * a + c] = w->pf[3 * nd + c];
+      }
+      for (int c = 0; c < 3; ++c) {
+        am[3 * a + c] = w->Am[5 * nd + c];
+        wam[3 * a + c] = w->WAm[3 * nd + c];
+      }
+      for (int c = 0; c < 6; ++c) Bs[6 * a + c] = w->Bs[6 * (size_t)nd + c];
+      l[a] = pb->l[nd];
+    }
+    const crd_section *sc = &m->sections[m->elem_section[e]];
+    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
+    double md;
+    pb->ue[e] = crd_q4_global_mid(X0, P0, da, pa, db, pbv, df, pf, l, Bs, 1.0 - g->af, &mt, fG,
+                                  want_K ? KG : NULL, &md);
+    /* inertia: C a_m on translations, P_i^T sum_j P_ij wa_m,j on pairs, and
+     * the mass of the tangent with the same bases */
+    const double *C = dy->C + 16 * (size_t)e;
+    double hh = sc->thickness * sc->thickness / 12.0;
+    double *fin = w->fin_e + 20 * (size_t)e, *fg = w->fg_e + 20 * (size_t)e;
+    for (int a = 0; a < 400; ++a) me[a] = 0.0;
+    for (int a = 0; a < 20; ++a) {
+      fin[a] = 0.0;
+      fg[a] = fG[a];
+    }
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double c = C[4 * i + j];
+        const double *Bi = Bs + 6 * i, *Bj = Bs + 6 * j;
+        for (int r = 0; r < 3; ++r) {
+          fin[5 * i + r] += c * am[3 * j + r];
+          me[20 * (5 * i + r) + 5 * j + r] = c;
+        }
+        for (int s = 0; s < 2; ++s) {
+          fin[5 * i + 3 + s] += hh * c * (Bi[s] * wam[3 * j] + Bi[2 + s] * wam[3 * j + 1] + Bi[4 + s] * wam[3 * j + 2]);
+          for (int t = 0; t < 2; ++t)
+            me[20 * (5 * i + 3 + s) + 5 * j + 3 + t] =
+                hh * c * (Bi[s] * Bj[t] + Bi[2 + s] * Bj[2 + t] + Bi[4 + s] * Bj[4 + t]);
+        }
+      }
+    if (want_K) {
+      double *ke = pb->ke + 210 * (size_t)e;
+      int t = 0;
+      for (int a = 0; a < 20; ++a)
+        for (int b = a; b < 20; ++b) ke[t++] = cm * me[20 * a + b] + (1.0 - g->af) * KG[20 * a + b];
+    }
+    if (!(md > 0) || !isfinite(pb->ue[e])) {
+#pragma omp critical(crd_im_bad)
+      if (bad < 0 || e < bad) bad = e;
+    }
+  }
+  if (bad >= 0) {
+    const int32_t *qd = m->quads + 4 * bad;
+    return crd_err_set(CRD_WARN_ELEM_INVERTED, __FILE__, __LINE__, __func__,
+                       "element %d (nodes %d %d %d %d) degenerated or gave a non-finite energy", bad, qd[0],
+                       qd[1], qd[2], qd[3]);
+  }
+  int n = pb->neq;
+  for (int i = 0; i < n; ++i) w->Fi[i] = w->Fin[i] = 0.0;
+  if (want_K) crd_csr_zero(pb->K);
+  double Ut = 0.0, fn = 0.0;
+  for (int e = 0; e < pb->ne; ++e) {
+    Ut += pb->ue[e];
+    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
+    const double *fin = w->fin_e + 20 * (size_t)e, *fg = w->fg_e + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a) {
+      fn += fg[a] * fg[a] + fin[a] * fin[a];
+      if (eq[a] >= 0) {
+        w->Fin[eq[a]] += fin[a];
+        w->Fi[eq[a]] += fg[a];
+      }
+    }
+    if (!want_K) continue;
+    const int32_t *sc = pb->scatter + 210 * (size_t)e;
+    const double *ke = pb->ke + 210 * (size_t)e;
+    for (int t = 0; t < 210; ++t)
+      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+  }
+  pb->fe_norm = sqrt(fn);
+  *U = Ut;
+  return 0;
+}
+
+/* Generalized inertia force Fm (eq 37) of the current state at the pair
+ * rates of w (physical p'), assembled into F. */
+static void assemble_fm(const crd_problem *pb, const crd_dyn *dy, const double *wvec, double *F)
+{
+  const crd_model *m = pb->m;
+  for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
+  for (int e = 0; e < pb->ne; ++e) {
+    double p[12], nd[8], fm[20] = {0};
+    int l[4];
+    for (int a = 0; a < 4; ++a) {
+      int n = m->quads[4 * e + a];
+      for (int c = 0; c < 3; ++c) p[3 * a + c] = pb->p[3 * n + c];
+      crd_dyn_pair(pb, n, wvec + 3 * n, nd + 2 * a);
+      l[a] = pb->l[n];
+    }
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    crd_q4_mass(dy->C + 16 * (size_t)e, s->thickness, p, l, nd, 1.0, 1.0, NULL, fm);
+    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a)
+      if (eq[a] >= 0) F[eq[a]] += fm[a];
+  }
+}
+
+/* K_eff is positive definite for small steps; the geometric terms of
+ * strongly stressed states can make it indefinite at a given step (the
+ * same matrix is then still regular): go on with LDL^T from there. */
+static int factorize(crd_run *r, int allow_ldl)
+{
+  crd_problem *pb = r->pb;
+  if (!pb->analysed) {
+    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
+    pb->analysed = 1;
+  }
+  int rc = crd_solver_factorize(pb->solver, pb->K);
+  if (rc == CRD_WARN_NOT_POSDEF && allow_ldl && !pb->indefinite) {
+    crd_run_progress(r, "effective tangent indefinite: switching to LDL^T");
+    CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
+    pb->indefinite = 1;
+    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
+    rc = crd_solver_factorize(pb->solver, pb->K);
+  }
+  return rc;
+}
+
+/* Physical rates of node i from its slot rates V, A (5 each) at the
+ * current normal: v, a from slots 0..2; w = A1 n', wa = A1 n'' + A2. */
+static void set_physical(crd_dyn *dy, const crd_problem *pb, int i, const double *V, const double *A)
+{
+  double A1[6], A2[3];
+  const double *p = pb->p + 3 * i;
+  crd_dir_A1(p, pb->l[i], A1);
+  crd_q4_A2(p, pb->l[i], V + 3, A2);
+  for (int c = 0; c < 3; ++c) {
+    dy->v[3 * i + c] = V[c];
+    dy->a[3 * i + c] = A[c];
+    dy->w[3 * i + c] = A1[2 * c] * V[3] + A1[2 * c + 1] * V[4];
+    dy->wa[3 * i + c] = A1[2 * c] * A[3] + A1[2 * c + 1] * A[4] + A2[c];
+  }
+}
+
+/* Consistent initial accelerations: M A = Fext - Fint - Fm at the current
+ * state (fixed slots: zero acceleration). */
+static int initial_accel(crd_run *r, crd_dyn *dy, im_work *w, double t)
+{
+  crd_problem *pb = r->pb;
+  double U, t0 = crd_wtime();
+  CRD_CALL(crd_problem_eval(pb, 0, w->Fi, &U));
+  CRD_CALL(crd_loads_assemble(r->loads, pb, t, 0, w->Fe, 0));
+  assemble_fm(pb, dy, dy->w, w->Fin);
+  crd_csr_zero(pb->K);
+  crd_dyn_assemble_mass(dy, pb, pb->K, 1.0);
+  r->time_eval += crd_wtime() - t0;
+  for (int i = 0; i < pb->neq; ++i) w->R[i] = w->Fe[i] - w->Fi[i] - w->Fin[i];
+  int rc = factorize(r, 0);
+  if (rc) return CRD_ERR(CRD_ERR_NUMERIC, "the mass matrix is not positive definite: %s", crd_err_message());
+  CRD_CALL(crd_solver_solve(pb->solver, w->R, w->dx));
+  dy->strain = U;
+  for (int i = 0; i < pb->nn; ++i) {
+    double V[5], A[5];
+    for (int c = 0; c < 3; ++c) V[c] = dy->v[3 * i + c];
+    crd_dyn_pair(pb, i, dy->w + 3 * i, V + 3);
+    for (int s = 0; s < 5; ++s) {
+      int e = pb->eq[5 * i + s];
+      A[s] = e >= 0 ? w->dx[e] : 0.0;
+    }
+    set_physical(dy, pb, i, V, A);
+  }
+  return 0;
+}
+
+static void restore(crd_problem *pb, const im_work *w)
+{
+  memcpy(pb->d, w->d0, 3 * sizeof(double) * (size_t)pb->nn);
+  memcpy(pb->p, w->p0, 3 * sizeof(double) * (size_t)pb->nn);
+  memcpy(pb->l, w->l0, sizeof(int) * (size_t)pb->nn);
+}
+
+/* One step t0 -> t0 + dt.  0: converged (state, rates and *U at the end);
+ * CRD_WARN_*: not converged, the state is restored (the caller cuts). */
+static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double t0,
+                   double dt, int *iters, double *res, double *U)
+{
+  crd_problem *pb = r->pb;
+  size_t nn = (size_t)pb->nn;
+  memcpy(w->d0, pb->d, 3 * sizeof(double) * nn);
+  memcpy(w->p0, pb->p, 3 * sizeof(double) * nn);
+  memcpy(w->l0, pb->l, sizeof(int) * nn);
+  for (size_t i = 0; i < nn; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      w->V0[5 * i + c] = dy->v[3 * i + c];
+      w->A0[5 * i + c] = dy->a[3 * i + c];
+    }
+    crd_dyn_pair(pb, (int)i, dy->w + 3 * i, w->V0 + 5 * i + 3);
+    crd_dyn_pair(pb, (int)i, dy->wa + 3 * i, w->A0 + 5 * i + 3);
+    for (int c = 0; c < 3; ++c) {
+      w->W0[3 * i + c] = dy->w[3 * i + c];
+      w->WA0[3 * i + c] = dy->wa[3 * i + c];
+    }
+    for (int s = 0; s < 5; ++s) {
+      size_t k = 5 * i + s;
+      w->du[k] = pb->eq[k] >= 0 ? dt * w->V0[k] : 0.0; /* constant-velocity predictor */
+    }
+  }
+  double t1 = t0 + dt, tf = t0 + (1.0 - g->af) * dt;
+  crd_problem_set_prescribed(pb, t1, 0);
+  for (int k = 0; k < pb->npres; ++k) {
+    int i = pb->pres[k].node, c = pb->pres[k].comp;
+    w->du[5 * i + c] = pb->d[3 * i + c] - w->d0[3 * i + c];
+  }
+  double cm = (1.0 - g->am) / (g->beta * dt * dt);
+  int n = pb->neq, rc = 0;
+  double dxn = 0.0;
+  for (int it = 0;; ++it) {
+    double te = crd_wtime();
+    if ((rc = build_state(pb, w, g, dt)) || (rc = assemble(pb, dy, w, g, cm, 1, U))) break;
+    double *sd = pb->d, *sp = pb->p; /* loads at the midpoint configuration */
+    pb->d = w->df;
+    pb->p = w->pf;
+    rc = crd_loads_assemble(r->loads, pb, tf, 0, w->Fe, 1);
+    pb->d = sd;
+    pb->p = sp;
+    r->time_eval += crd_wtime() - te;
+    if (rc) break;
+    for (int i = 0; i < n; ++i) w->R[i] = w->Fin[i] + w->Fi[i] - w->Fe[i];
+    *res = nrm(n, w->R);
+    double ref = fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm));
+    double dun = nrm(5 * (int)nn, w->du);
+    *iters = it;
+    if (getenv("CRDYN_DEBUG_NEWTON"))
+      fprintf(stderr, "t %.6g dt %.3g it %d res %.3e ref %.3e (Fe %.3e Fi %.3e Fin %.3e) dx %.3e du %.3e\n", t0, dt, it,
+              *res, ref, nrm(n, w->Fe), nrm(n, w->Fi), nrm(n, w->Fin), dxn, dun);
+    if (!isfinite(*res)) { rc = CRD_WARN_NEWTON_DIVERGED; break; }
+    /* converged on the residual, or on the increment once the residual has
+     * reached the round-off floor of the element forces (stiffness times
+     * the round-off of the positions, above tol * ref for stiff shells) */
+    if (it > 0 && (*res <= st->tolerance * ref || (dxn <= st->tolerance * dun && *res <= sqrt(st->tolerance) * ref))) {
+      *res /= ref;
+      break;
+    }
+    if (it >= st->max_iterations) {
+      rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                       "Newton did not converge in %d iterations (residual %.3g relative)", it, *res / ref);
+      break;
+    }
+    double tf0 = crd_wtime();
+    rc = factorize(r, 1);
+    r->time_factor += crd_wtime() - tf0;
+    if (rc) break;
+    double ts = crd_wtime();
+    if ((rc = crd_solver_solve(pb->solver, w->R, w->dx))) break;
+    r->time_solve += crd_wtime() - ts;
+    for (size_t k = 0; k < 5 * nn; ++k)
+      if (pb->eq[k] >= 0) w->du[k] -= w->dx[pb->eq[k]];
+    dxn = nrm(n, w->dx);
+  }
+  if (rc) {
+    restore(pb, w);
+    return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  }
+  double Ka = dy->kinetic, Ua = dy->strain;
+  for (size_t i = 0; i < nn; ++i)
+    for (int c = 0; c < 3; ++c) {
+      dy->v[3 * i + c] = w->V1[5 * i + c];
+      dy->a[3 * i + c] = w->A1[5 * i + c];
+      dy->w[3 * i + c] = w->W1[3 * i + c];
+      dy->wa[3 * i + c] = w->WA1[3 * i + c];
+    }
+  if (getenv("CRDYN_DEBUG_ENERGY")) {
+    crd_dyn_measure(dy, pb);
+    double pi = 0.0, pin = 0.0;
+    for (size_t k = 0; k < 5 * nn; ++k)
+      if (pb->eq[k] >= 0) { pi += w->Fi[pb->eq[k]] * w->du[k]; pin += w->Fin[pb->eq[k]] * w->du[k]; }
+    fprintf(stderr, "t %.4f strain: dU %.6e - Fi.du %.6e = %.3e   kinetic: dK %.6e + Fin.du %.6e = %.3e\n", t0,
+            *U - Ua, pi, *U - Ua - pi, dy->kinetic - Ka, pin, dy->kinetic - Ka + pin);
+  }
+  crd_problem_switch_pairs(pb);
+  return 0;
+}
+
+int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
+{
+  crd_problem *pb = r->pb;
+  ga_param g = ga_from_rho(st->rho_inf);
+  im_work w;
+  memset(&w, 0, sizeof w);
+  CRD_CALL(work_alloc(&w, pb->nn, pb->ne, pb->neq));
+  int rc = initial_accel(r, dy, &w, dy->t);
+  if (rc) goto out;
+  crd_dyn_measure(dy, pb);
+  double dt_nom = st->dt, dt = dt_nom, dt_min = dt_nom / 1024.0;
+  double E_prev = dy->kinetic + dy->strain - r->wext;
+  int good = 0, nsteps = (int)ceil((st->t_end - dy->t) / dt_nom - 1e-9), every = nsteps > 20 ? nsteps / 20 : 1;
+  int k0 = dy->implicit_steps;
+  while (dy->t < st->t_end - 1e-9 * dt_nom) {
+    double h = fmin(dt, st->t_end - dy->t);
+    if (st->t_end - (dy->t + h) < 1e-6 * dt_nom) h = st->t_end - dy->t;
+    int iters = 0;
+    double res = 0.0, U = 0.0;
+    rc = ga_step(r, dy, &w, st, &g, dy->t, h, &iters, &res, &U);
+    if (rc > 0) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", crd_err_message());
+      dy->cuts++;
+      r->cuts++;
+      dt = 0.5 * h;
+      if (dt < dt_min) {
+        rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (implicit): no convergence at t = %.9g even with dt = %.3g "
+                     "(floor dt/1024 = %.3g): %s", istage, dy->t, h, dt_min, why);
+        goto out;
+      }
+      crd_run_progress(r, "stage %d: t = %.6g: step cut to dt = %.4g (%s)", istage, dy->t, dt, why);
+      continue;
+    }
+    if (rc < 0) goto out;
+    dy->t += h;
+    dy->step++;
+    dy->implicit_steps++;
+    dy->newton_iters += iters;
+    r->newton_iters += iters;
+    r->steps++;
+    dy->strain = U;
+    crd_dyn_measure(dy, pb);
+    int last = dy->t >= st->t_end - 1e-9 * dt_nom;
+    if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, iters, res, dy->kinetic, U, dy->L, dy->J, last))) goto out;
+    double E = dy->kinetic + U - r->wext;
+    if (st->rho_inf == 1.0) {
+      double de = fabs(E - E_prev) / fmax(fabs(E), 1e-300);
+      if (de > dy->max_energy_residual) dy->max_energy_residual = de;
+    }
+    E_prev = E;
+    if ((dy->implicit_steps - k0) % every == 0 || last)
+      crd_run_progress(r, "stage %d implicit: t = %.6g  step %d  Newton %d  E = %.10g", istage, dy->t, dy->step,
+                       iters, E);
+    if (dt < dt_nom && ++good >= 4) {
+      dt = fmin(2.0 * dt, dt_nom);
+      good = 0;
+    }
+  }
+out:
+  work_free(&w);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
