@@ -35,7 +35,10 @@ header that does not start with the fixed crdyn columns, a value that is not
 a number) give a message on stderr and exit status 1, and write nothing.
 Every figure is drawn before any is written, and each file is written to a
 temporary name in the target folder and renamed, so no file is left half
-written.  Needs matplotlib (Debian: python3-matplotlib) and numpy.
+written.  Needs matplotlib (Debian: python3-matplotlib) and numpy; where the
+python3 that runs it cannot import them (a pyenv or venv python3 first on
+PATH) it runs itself once more with /usr/bin/python3, where Debian's package
+installs them (set CRDYN_PLOT_NO_REEXEC=1 to stop that).
 """
 
 import argparse

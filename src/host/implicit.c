@@ -57,6 +57,7 @@ typedef struct im_work {
   double *Bs;                               /* 6*nn: bases P_i (3x2) */
   double *R, *Fi, *Fin, *Fe, *dx; /* neq */
   double *fin_e, *fg_e;           /* 20*ne: element inertia and internal forces */
+  double x_roundoff;              /* the increment norm that round-off of the positions allows */
 } im_work;
 
 static void work_free(im_work *w)
@@ -403,7 +404,8 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     /* converged on the residual, or on the increment once the residual has
      * reached the round-off floor of the element forces (stiffness times
      * the round-off of the positions, above tol * ref for stiff shells) */
-    if (it > 0 && (*res <= st->tolerance * ref || (dxn <= st->tolerance * dun && *res <= sqrt(st->tolerance) * ref))) {
+    if (it > 0 && (*res <= st->tolerance * ref ||
+                   (dxn <= fmax(st->tolerance * dun, w->x_roundoff) && *res <= sqrt(st->tolerance) * ref))) {
       *res /= ref;
       break;
     }
@@ -454,6 +456,9 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   im_work w;
   memset(&w, 0, sizeof w);
   CRD_CALL(work_alloc(&w, pb->nn, pb->ne, pb->neq));
+  double xn = 0.0;
+  for (int i = 0; i < 3 * pb->nn; ++i) xn += pb->m->x[i] * pb->m->x[i] + pb->d[i] * pb->d[i];
+  w.x_roundoff = 64.0 * 2.2e-16 * sqrt(xn);
   int rc = initial_accel(r, dy, &w, dy->t);
   if (rc) goto out;
   crd_dyn_measure(dy, pb);
