@@ -1,5 +1,6 @@
 # crdyn: one entry point.  make | make test | make check-deps | make info | make clean
-# The CPU build needs cJSON, CHOLMOD (SuiteSparse), METIS and OpenBLAS.
+# The CPU build needs cJSON, CHOLMOD (SuiteSparse), METIS, OpenBLAS and ARPACK;
+# the tests and `crdyn plot` need python3 with matplotlib.
 # 'make deps' installs them on Debian (as root); every build checks first and
 # names what is missing.
 
@@ -22,8 +23,9 @@ TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
 HEADERS := $(wildcard include/crdyn/*.h)
 
-DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev
-DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h
+DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib
+DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h \
+             /usr/lib/python3/dist-packages/matplotlib/__init__.py
 
 .PHONY: all test deps check-deps info clean validate
 all: check-deps $(BUILD)/crdyn

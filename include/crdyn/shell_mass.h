@@ -40,8 +40,10 @@ CRD_HD void crd_q4_mass_coef(const double *xl0, double rho, double h, double *C)
     crd_q4_shape((ig == 0 || ig == 3) ? -gp : gp, ig < 2 ? -gp : gp, N, Nxi, Neta);
     double det = crd_q4_jac(xl0, Nxi, Neta, J);
     for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) C[4 * i + j] += rho * h * N[i] * N[j] * det;
+      for (int j = i; j < 4; ++j) C[4 * i + j] += rho * h * N[i] * N[j] * det;
   }
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < i; ++j) C[4 * i + j] = C[4 * j + i];
 }
 
 /* A2 of node i: the physical director acceleration not carried by the pair

@@ -403,9 +403,12 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     if (!isfinite(*res)) { rc = CRD_WARN_NEWTON_DIVERGED; break; }
     /* converged on the residual, or on the increment once the residual has
      * reached the round-off floor of the element forces (stiffness times
-     * the round-off of the positions, above tol * ref for stiff shells) */
+     * the round-off of the positions, above tol * ref for stiff shells):
+     * an increment below tol |du|, or at the round-off of the positions
+     * themselves, cannot be improved on */
     if (it > 0 && (*res <= st->tolerance * ref ||
-                   (dxn <= fmax(st->tolerance * dun, w->x_roundoff) && *res <= sqrt(st->tolerance) * ref))) {
+                   (dxn <= st->tolerance * dun && *res <= sqrt(st->tolerance) * ref) ||
+                   (dxn <= w->x_roundoff && *res <= 1e-4 * ref))) {
       *res /= ref;
       break;
     }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crdyn/error.h"
 #include "crdyn/run.h"
@@ -11,9 +12,39 @@ static void usage(FILE *f)
   fprintf(f,
           "usage: crdyn run CASE [--out DIR] [--backend cpu|auto] [--threads N] [--quiet]\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
+          "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
+          "                             plots of OUTDIR/history.csv (energies, momenta, probes, Newton)\n"
           "       crdyn --help | --version\n"
           "Runs a JSON case (see README.md and CASE_FORMAT.md); writes history.csv, frames/*.vtu,\n"
           "result.pvd and summary.json in the output folder.\n");
+}
+
+/* crdyn plot: the plotting tool ships beside the binary's tree as
+ * tools/crdyn_plot.py (python3 + matplotlib); run it with the arguments. */
+static int plot(int argc, char **argv)
+{
+  char exe[4096], script[4200];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) { fprintf(stderr, "crdyn: plot: cannot locate the crdyn binary\n"); return 2; }
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  const char *env = getenv("CRDYN_PLOT");
+  if (env) snprintf(script, sizeof script, "%s", env);
+  else snprintf(script, sizeof script, "%s/../tools/crdyn_plot.py", exe);
+  if (access(script, R_OK)) {
+    fprintf(stderr, "crdyn: plot: %s not found (set CRDYN_PLOT to the path of crdyn_plot.py)\n", script);
+    return 2;
+  }
+  char **av = calloc((size_t)argc + 2, sizeof *av);
+  if (!av) return 2;
+  av[0] = "python3";
+  av[1] = script;
+  for (int i = 2; i < argc; ++i) av[i] = argv[i];
+  execvp("python3", av);
+  fprintf(stderr, "crdyn: plot: cannot run python3 (install python3 and python3-matplotlib)\n");
+  free(av);
+  return 2;
 }
 
 int main(int argc, char **argv)
@@ -21,6 +52,7 @@ int main(int argc, char **argv)
   if (argc < 2) { usage(stderr); return 2; }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) { usage(stdout); return 0; }
   if (!strcmp(argv[1], "--version")) { puts("crdyn 0.1.0"); return 0; }
+  if (!strcmp(argv[1], "plot")) return plot(argc, argv);
   crd_run_opts o;
   memset(&o, 0, sizeof o);
   if (!strcmp(argv[1], "run")) ;
