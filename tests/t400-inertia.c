@@ -217,7 +217,7 @@ static void check_midpoint_force(double step_angle)
     }
   }
   bases(pb, pf, l, B);
-  double Ub = crd_q4_global_mid(X0, p0, da, pa, db, pb, df, pf, l, B, 0.5, &MAT, fG, NULL, &md);
+  double Ub = crd_q4_global_mid(X0, p0, da, pa, db, pb, df, pf, l, B, 0.5, &MAT, fG, NULL, NULL, &md);
   double Ua = crd_q4_global(X0, p0, da, pa, l, &MAT, NULL, NULL, &md);
   /* work on an infinitesimal rotation w about the origin, and a translation */
   const double om[3] = {0.4, -0.7, 1.1};
@@ -247,6 +247,76 @@ static void check_midpoint_force(double step_angle)
          "step with rotation: work of the corrected midpoint force = strain energy change");
 }
 
+/* f_G of the step as a function of the end state u_b (translations and
+ * pair of the normals; midpoint and bases follow it), w = 0.6 (no energy
+ * correction): its finite-difference Jacobian against the symmetric tangent
+ * w K and against w K + E (crd_q4_mid_skew). */
+static void fg_of_ub(const double *X0, const double *p0, const double *da, const double *pa, const double *db,
+                     const double *pb, const int *l, double w, double *fG, double *KG, double *E)
+{
+  double df[12], pf[12], B[24], md;
+  for (int a = 0; a < 12; ++a) {
+    df[a] = (1 - w) * da[a] + w * db[a];
+    pf[a] = (1 - w) * pa[a] + w * pb[a];
+  }
+  bases(pb, pf, l, B);
+  crd_q4_global_mid(X0, p0, da, pa, db, pb, df, pf, l, B, w, &MAT, fG, KG, E, &md);
+}
+
+static void check_newton_matrix(void)
+{
+  double X0[12], p0[12], da[12], pa[12], db[12], pb[12], Q[9], Qb[9], fG[20], KG[400], E[400];
+  int l[4];
+  quad(X0, p0);
+  const double ax[3] = {0.3, -1, 0.5}, axb[3] = {1, 0.2, -0.4};
+  eu_rot(ax, 1.7, Q);
+  eu_rot(axb, 0.3, Qb);
+  for (int i = 0; i < 4; ++i) {
+    double xa[3], xb[3];
+    eu_matvec(Q, X0 + 3 * i, xa);
+    eu_matvec(Qb, xa, xb);
+    for (int c = 0; c < 3; ++c) {
+      da[3 * i + c] = xa[c] - X0[3 * i + c] + 0.01 * eu_rand();
+      db[3 * i + c] = xb[c] - X0[3 * i + c] + 0.01 * eu_rand();
+    }
+    eu_matvec(Q, p0 + 3 * i, pa + 3 * i);
+    eu_matvec(Qb, pa + 3 * i, pb + 3 * i);
+    pb[3 * i] += 0.01 * eu_rand();
+    eu_normalize(pb + 3 * i);
+    l[i] = crd_dir_choose(pb + 3 * i);
+  }
+  const double w = 0.6, h = 1e-6;
+  fg_of_ub(X0, p0, da, pa, db, pb, l, w, fG, KG, E);
+  double e_sym = 0.0, e_full = 0.0, big = 0.0;
+  for (int b = 0; b < 20; ++b) {
+    double dbp[12], pbp[12], dbm[12], pbm[12], fp[20], fm[20];
+    memcpy(dbp, db, sizeof dbp); memcpy(pbp, pb, sizeof pbp);
+    memcpy(dbm, db, sizeof dbm); memcpy(pbm, pb, sizeof pbm);
+    int i = b / 5, s2 = b % 5, n, m;
+    if (s2 < 3) { dbp[3 * i + s2] += h; dbm[3 * i + s2] -= h; }
+    else {
+      crd_dir_pair(l[i], &n, &m);
+      int c = s2 == 3 ? n : m;
+      double pp[3], pm[3];
+      memcpy(pp, pb + 3 * i, sizeof pp); memcpy(pm, pb + 3 * i, sizeof pm);
+      pp[c] += h; pm[c] -= h;
+      crd_dir_from_pair(pp[n], pp[m], l[i], pb[3 * i + l[i]], pbp + 3 * i);
+      crd_dir_from_pair(pm[n], pm[m], l[i], pb[3 * i + l[i]], pbm + 3 * i);
+    }
+    fg_of_ub(X0, p0, da, pa, dbp, pbp, l, w, fp, NULL, NULL);
+    fg_of_ub(X0, p0, da, pa, dbm, pbm, l, w, fm, NULL, NULL);
+    for (int a = 0; a < 20; ++a) {
+      double fd = (fp[a] - fm[a]) / (2 * h), sym = w * KG[20 * a + b];
+      e_sym = fmax(e_sym, fabs(fd - sym));
+      e_full = fmax(e_full, fabs(fd - sym - E[20 * a + b]));
+      big = fmax(big, fabs(fd));
+    }
+  }
+  T_OK(e_full <= 0.05 * e_sym && e_full <= 5e-3 * big,
+       "step of 0.3 rad: Newton matrix of f_G: FD against w K misses by %.2e, against w K + E by %.2e (of %.2e)",
+       e_sym, e_full, big);
+}
+
 int main(void)
 {
   srand(7);
@@ -255,5 +325,6 @@ int main(void)
   check_mean_strains();
   check_midpoint_force(0.05);
   check_midpoint_force(0.6);
+  check_newton_matrix();
   return T_DONE();
 }

@@ -116,6 +116,53 @@ CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, cons
   return (dU - gd) / mm;
 }
 
+/* Rows of the rotation variables of T (20x20) through dphi/dr (J, 2x2 per
+ * node): the Jacobian dq/du_G. */
+CRD_HD void crd_q4_phi_rows(const double *J, double *T)
+{
+  for (int i = 0; i < 4; ++i) {
+    const double *Ji = J + 4 * i;
+    double *r0 = T + 20 * (5 * i + 3), *r1 = T + 20 * (5 * i + 4);
+    for (int c = 0; c < 20; ++c) {
+      double a = r0[c], b = r1[c];
+      r0[c] = Ji[0] * a + Ji[1] * b;
+      r1[c] = Ji[2] * a + Ji[3] * b;
+    }
+  }
+}
+
+/* The part of the Newton matrix of f_G that the symmetric tangent leaves
+ * out: f_G = J_f^T f_q(q_a, q_b) depends on the unknowns through q_b with
+ * the Jacobian J_b = dq/du_G at the end of the step, not J_f, so
+ *   df_G/du_b = w J_f^T k J_b + (symmetric terms)
+ *   E = w J_f^T k (J_b - J_f)   (20x20, not symmetric),
+ * about the rotation of the element over half a step times its stiffness.
+ * J_f uses the bases Bs (the force's), J_b the pair's A1 at p_b (the
+ * unknowns').  kq: the local k with respect to q. */
+CRD_HD void crd_q4_mid_skew(const crd_cr_frame *Ff, const crd_cr_frame *Fb, const double *X0, const double *df,
+                            const double *pf, const double *db, const double *pb, const int *l, const double *Bs,
+                            const double *Jf, const double *Jb, const double *kq, double w, double *E)
+{
+  double Tf[400], Tb[400], kD[400];
+  crd_q4_transform_basis(Ff, X0, df, pf, l, Bs, Tf);
+  crd_q4_transform_basis(Fb, X0, db, pb, l, 0, Tb);
+  crd_q4_phi_rows(Jf, Tf);
+  crd_q4_phi_rows(Jb, Tb);
+  for (int a = 0; a < 400; ++a) Tb[a] -= Tf[a];
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < 20; ++b) {
+      double v = 0.0;
+      for (int c = 0; c < 20; ++c) v += kq[20 * a + c] * Tb[20 * c + b];
+      kD[20 * a + b] = v;
+    }
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < 20; ++b) {
+      double v = 0.0;
+      for (int c = 0; c < 20; ++c) v += Tf[20 * c + a] * kD[20 * c + b];
+      E[20 * a + b] = w * v;
+    }
+}
+
 /* X0, p0: initial positions and normals; (da, pa), (db, pb), (df, pf): the
  * states a, b and the midpoint (12 each); l: the dependent components of the
  * step (the pair is fixed within a step); w: weight of state b.  fG (20) and
@@ -124,17 +171,18 @@ CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, cons
 CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double *da, const double *pa,
                                 const double *db, const double *pb, const double *df, const double *pf,
                                 const int *l, const double *Bs, double w, const crd_q4_mat *mt, double *fG,
-                                double *KG, double *min_det)
+                                double *KG, double *E, double *min_det)
 {
-  crd_cr_frame F;
-  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], abc[12], f[20], k[400];
+  crd_cr_frame F, Fb;
+  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], Jb[16], abc[12], f[20], k[400];
   crd_q4_local_vars(X0, da, p0, pa, &F, xl0, ul, r0xy);
   crd_q4_rot_map(ul, r0xy, qa, J, abc);
-  crd_q4_local_vars(X0, db, p0, pb, &F, xl0, ul, r0xy);
-  crd_q4_rot_map(ul, r0xy, qb, J, abc);
+  crd_q4_local_vars(X0, db, p0, pb, &Fb, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, qb, Jb, abc);
   crd_q4_local_vars(X0, df, p0, pf, &F, xl0, ul, r0xy);
   crd_q4_rot_map(ul, r0xy, qf, J, abc);
-  double U = crd_q4_local_avg(xl0, qa, qb, w, mt, f, KG ? k : 0, min_det);
+  double U = crd_q4_local_avg(xl0, qa, qb, w, mt, f, (KG || E) ? k : 0, min_det);
+  if (E && Bs) crd_q4_mid_skew(&F, &Fb, X0, df, pf, db, pb, l, Bs, J, Jb, k, w, E);
   double dU = 0.0;
   for (int a = 0; a < 20; ++a) dU += f[a] * (qb[a] - qa[a]);   /* = U_b - U_a when w = 1/2 */
   crd_q4_rot_pullback(ul, J, abc, f, KG ? k : 0);
