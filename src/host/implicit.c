@@ -430,9 +430,6 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     double ref = fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm));
     double dun = nrm(5 * (int)nn, w->du);
     *iters = it;
-    if (getenv("CRDYN_DEBUG_NEWTON"))
-      fprintf(stderr, "t %.6g dt %.3g it %d res %.3e ref %.3e (Fe %.3e Fi %.3e Fin %.3e) dx %.3e du %.3e\n", t0, dt, it,
-              *res, ref, nrm(n, w->Fe), nrm(n, w->Fi), nrm(n, w->Fin), dxn, dun);
     if (!isfinite(*res)) { rc = CRD_WARN_NEWTON_DIVERGED; break; }
     /* converged on the residual, or on the increment once the residual has
      * reached the round-off floor of the element forces (stiffness times
@@ -465,7 +462,6 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     restore(pb, w);
     return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
   }
-  double Ka = dy->kinetic, Ua = dy->strain;
   for (size_t i = 0; i < nn; ++i)
     for (int c = 0; c < 3; ++c) {
       dy->v[3 * i + c] = w->V1[5 * i + c];
@@ -473,14 +469,6 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       dy->w[3 * i + c] = w->W1[3 * i + c];
       dy->wa[3 * i + c] = w->WA1[3 * i + c];
     }
-  if (getenv("CRDYN_DEBUG_ENERGY")) {
-    crd_dyn_measure(dy, pb);
-    double pi = 0.0, pin = 0.0;
-    for (size_t k = 0; k < 5 * nn; ++k)
-      if (pb->eq[k] >= 0) { pi += w->Fi[pb->eq[k]] * w->du[k]; pin += w->Fin[pb->eq[k]] * w->du[k]; }
-    fprintf(stderr, "t %.4f strain: dU %.6e - Fi.du %.6e = %.3e   kinetic: dK %.6e + Fin.du %.6e = %.3e\n", t0,
-            *U - Ua, pi, *U - Ua - pi, dy->kinetic - Ka, pin, dy->kinetic - Ka + pin);
-  }
   crd_problem_switch_pairs(pb);
   return 0;
 }
