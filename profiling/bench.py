@@ -203,6 +203,18 @@ def peers(a):
     if cx.get("tip"):
         p["explicit_tip_error"], p["explicit_tip_peak"] = compare(cx["tip"], he)
     p["explicit_tip"] = {"ccx": cx.get("tip", [])[::10], "crdyn": he[::10]}
+    # cross-check of the explicit difference: the explicit pulse run
+    # implicitly (small dt) by both, ccx with S4 (C3D8I) instead of S4R
+    dtc = PEER_EXPL_T / 20
+    sc = run_crdyn(a, "peer_pulse_implicit", case("plate", n, "implicit", PEER_EXPL_T, dtc, EXPL_AMP, "", probe))
+    hc = read_tip(os.path.join(a.out, "peer_pulse_implicit", "out"))
+    cc = ccx_plate.run(os.path.join(a.out, "ccx_pulse_implicit"), n, "implicit", dtc, PEER_EXPL_T, F_TIP, EXPL_AMP,
+                       threads=a.threads, timeout=900)
+    if cc.get("tip") and cx.get("tip"):
+        p["pulse_check"] = {"crdyn_implicit_vs_ccx_S4_implicit": compare(cc["tip"], hc)[0],
+                            "crdyn_explicit_vs_crdyn_implicit": compare(hc, he)[0],
+                            "ccx_S4R_explicit_vs_ccx_S4_implicit": compare(cc["tip"], cx["tip"])[0],
+                            "dt": dtc, "crdyn_newton_per_step": sc["dynamics"]["newton_per_implicit_step"]}
     return p
 
 
@@ -346,6 +358,14 @@ def peer_report(p):
         e = p.get(k + "_tip_error", float("nan"))
         tgt.append("- %s tip history within %s of ccx's (target 2%%): **%s**"
                    % (k, g(100 * e, "%.2f%%"), "met" if e <= 0.02 else "NOT met"))
+    pc = p.get("pulse_check")
+    if pc:
+        L += ["Cross-check of the explicit difference: the same pulse run implicitly with dt = %g s by both "
+              "(ccx with S4 = C3D8I bricks):" % pc["dt"], "",
+              "- crdyn implicit vs ccx S4 implicit: %.2f%%" % (100 * pc["crdyn_implicit_vs_ccx_S4_implicit"]),
+              "- crdyn explicit vs crdyn implicit: %.2f%%" % (100 * pc["crdyn_explicit_vs_crdyn_implicit"]),
+              "- ccx S4R explicit vs ccx S4 implicit: %.2f%%" % (100 * pc["ccx_S4R_explicit_vs_ccx_S4_implicit"]),
+              ""]
     L += ["### Peer targets", ""] + tgt + ["",
           "| t s | ccx uz (implicit) | crdyn uz |", "|---|---|---|"]
     for t, u in p["implicit_tip"]["ccx"][::2]:
