@@ -23,11 +23,11 @@ TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
 HEADERS := $(wildcard include/crdyn/*.h)
 
-DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib
+DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib g++
 DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h \
-             /usr/lib/python3/dist-packages/matplotlib/__init__.py
+             /usr/lib/python3/dist-packages/matplotlib/__init__.py /usr/bin/g++
 
-.PHONY: all test deps check-deps info clean validate
+.PHONY: all test deps check-deps info clean validate bench bench-tools bench-smoke
 all: check-deps $(BUILD)/crdyn
 
 check-deps:
@@ -60,8 +60,26 @@ $(BUILD)/tests/%: tests/%.c tests/tap.h $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD
 $(BUILD)/obj $(BUILD)/tests:
 	mkdir -p $@
 
-test: all $(TESTS)
+test: all $(TESTS) bench-tools
 	@sh tests/run.sh $(BUILD)
+
+# Benchmarks (profiling/README.md): not part of `make test`.  bench-tools are
+# the ceilings (DGEMM of the OpenBLAS crdyn links, triad bandwidth) and the
+# element flop counter; BENCH_ARGS go to profiling/bench.py.
+BENCH_TOOLS := $(BUILD)/bench/ceil_dgemm $(BUILD)/bench/ceil_stream $(BUILD)/bench/flopcount
+bench-tools: $(BENCH_TOOLS)
+$(BUILD)/bench/ceil_dgemm: profiling/src/ceil_dgemm.c | $(BUILD)/bench
+	$(CC) -O2 -std=c11 -Wall -Wextra $< -o $@ -lopenblas
+$(BUILD)/bench/ceil_stream: profiling/src/ceil_stream.c | $(BUILD)/bench
+	$(CC) $(OPT) -std=c11 -Wall -Wextra -fopenmp $< -o $@
+$(BUILD)/bench/flopcount: profiling/src/flopcount.cpp $(HEADERS) | $(BUILD)/bench
+	$(CXX) -O1 -std=c++11 -Wall -Wextra -Iinclude $< -o $@
+$(BUILD)/bench:
+	mkdir -p $@
+bench: all bench-tools
+	python3 profiling/bench.py --build $(BUILD) $(BENCH_ARGS)
+bench-smoke: all bench-tools
+	python3 profiling/bench.py --build $(BUILD) --smoke --out $(BUILD)/bench-smoke --results $(BUILD)/bench-smoke/RESULTS.md
 
 info:
 	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu"; \

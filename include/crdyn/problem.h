@@ -22,6 +22,14 @@ typedef struct crd_prescribed {  /* a translation with a prescribed history */
   int32_t node, comp, support;
 } crd_prescribed;
 
+/* Wall time and counts of the element phases (for --timing and the bench):
+ * the OpenMP element loops (tangent + force, force only, and the implicit
+ * midpoint kernel with its inertia) and the serial scatter into F and K. */
+typedef struct crd_phase_times {
+  double elem_K_s, elem_f_s, elem_mid_s, assemble_s;
+  long long nelem_K, nelem_f, nelem_mid, nassemble;
+} crd_phase_times;
+
 typedef struct crd_problem {
   const crd_model *m;
   int nn, ne, neq;
@@ -45,6 +53,7 @@ typedef struct crd_problem {
   double *ue;                    /* ne strain energy per element */
   double fe_norm;                /* sqrt(sum_e |f_e|^2): the scale of f_int round-off */
   int nthreads;
+  crd_phase_times tm;
 } crd_problem;
 
 int crd_problem_create(const crd_model *m, int nthreads, crd_problem **pb);

@@ -14,6 +14,7 @@ typedef struct crd_run_opts {
   int threads;              /* 0: all cores */
   int quiet;                /* no progress lines */
   int check_only;           /* validate and summarise, run nothing */
+  int timing;               /* per-phase timing table in the log and summary.json */
 } crd_run_opts;
 
 typedef struct crd_run {
@@ -34,6 +35,7 @@ typedef struct crd_run {
   int steps, newton_iters, cuts, nrows;
   double strain, t_start;
   double time_eval, time_factor, time_solve, time_output;
+  double time_implicit, time_explicit; /* wall time of the dynamic stages' step loops */
   struct {                  /* dynamics, for the summary */
     int implicit_steps, explicit_steps;
     double max_energy_residual, rot_mass_scaling, dt_stable;

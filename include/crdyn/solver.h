@@ -16,6 +16,9 @@ typedef struct crd_solver_stats {
   int nanalyse, nfactor, nsolve;
   double nnz_factor;                     /* entries of L */
   double flops_factor;                   /* flops of one numeric factorization */
+  double factor_first_s;                 /* the first numeric factorization of a pattern (allocates L) */
+  double refactor_min_s, refactor_s;     /* later ones: fastest, and their sum */
+  int nrefactor;
 } crd_solver_stats;
 
 /* name: "cholmod" (or "auto"/NULL for the default). */

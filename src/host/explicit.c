@@ -197,6 +197,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   int every = nsteps > 20 ? nsteps / 20 : 1;
   double t0 = dy->t;
   if ((rc = accelerations(r, dy, &x, dy->t, s, dy->w))) goto out;
+  double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   for (int n = 1; n <= nsteps; ++n) {
     for (size_t k = 0; k < n3; ++k) {
       x.vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
@@ -223,6 +224,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", istage, dy->t, dy->step,
                        dy->kinetic + dy->strain - r->wext);
   }
+  r->time_explicit += crd_wtime() - tl - (r->time_output - to);
 out:
   free(x.Fi); free(x.Fe); free(x.vh); free(x.wh);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;

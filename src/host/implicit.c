@@ -155,6 +155,7 @@ static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_par
 {
   const crd_model *m = pb->m;
   int bad = -1;
+  double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int e = 0; e < pb->ne; ++e) {
     double X0[12], P0[12], da[12], pa[12], db[12], pbv[12], df[12], pf[12], Bs[24], KG[400], me[400];
@@ -221,6 +222,9 @@ static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_par
       if (bad < 0 || e < bad) bad = e;
     }
   }
+  double t1 = crd_wtime();
+  pb->tm.elem_mid_s += t1 - t0;
+  pb->tm.nelem_mid += pb->ne;
   if (bad >= 0) {
     const int32_t *qd = m->quads + 4 * bad;
     return crd_err_set(CRD_WARN_ELEM_INVERTED, __FILE__, __LINE__, __func__,
@@ -249,6 +253,8 @@ static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_par
       if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
   }
   pb->fe_norm = sqrt(fn);
+  pb->tm.assemble_s += crd_wtime() - t1;
+  pb->tm.nassemble++;
   *U = Ut;
   return 0;
 }
@@ -490,6 +496,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   double E_prev = dy->kinetic + dy->strain - r->wext;
   int good = 0, nsteps = (int)ceil((st->t_end - dy->t) / dt_nom - 1e-9), every = nsteps > 20 ? nsteps / 20 : 1;
   int k0 = dy->implicit_steps;
+  double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   while (dy->t < st->t_end - 1e-9 * dt_nom) {
     double h = fmin(dt, st->t_end - dy->t);
     if (st->t_end - (dy->t + h) < 1e-6 * dt_nom) h = st->t_end - dy->t;
@@ -535,6 +542,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       good = 0;
     }
   }
+  r->time_implicit += crd_wtime() - tl - (r->time_output - to);
 out:
   work_free(&w);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;

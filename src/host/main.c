@@ -10,13 +10,14 @@
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: crdyn run CASE [--out DIR] [--backend cpu|auto] [--threads N] [--quiet]\n"
+          "usage: crdyn run CASE [--out DIR] [--backend cpu|auto] [--threads N] [--quiet] [--timing]\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
           "                             plots of OUTDIR/history.csv (energies, momenta, probes, Newton)\n"
           "       crdyn --help | --version\n"
           "Runs a JSON case (see README.md and CASE_FORMAT.md); writes history.csv, frames/*.vtu,\n"
-          "result.pvd and summary.json in the output folder.\n");
+          "result.pvd and summary.json in the output folder.  --timing prints the per-phase times\n"
+          "(element kernels, assembly, factorization, solve, steps, memory) and adds them to summary.json.\n");
 }
 
 /* crdyn plot: the plotting tool ships beside the binary's tree as
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
       if (*end || v < 1 || v > 4096) { fprintf(stderr, "crdyn: --threads needs a positive integer\n"); return 2; }
       o.threads = (int)v;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o.quiet = 1;
+    else if (!strcmp(a, "--timing")) o.timing = 1;
     else if (a[0] == '-') { fprintf(stderr, "crdyn: unknown option '%s'\n", a); usage(stderr); return 2; }
     else if (!o.case_path) o.case_path = a;
     else { fprintf(stderr, "crdyn: more than one case given ('%s')\n", a); return 2; }

@@ -6,6 +6,7 @@
 #include "crdyn/cr_frame.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
+#include "crdyn/timer.h"
 
 #define CRD_CREASE_DEG 20.0   /* max angle between an element's nodal normal and the average */
 #define CRD_SWITCH_RATIO 0.7  /* switch the pair when |p_l| < ratio * max(|p_n|, |p_m|) */
@@ -204,6 +205,7 @@ int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
 {
   const crd_model *m = pb->m;
   int bad = -1, badkind = 0;
+  double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int e = 0; e < pb->ne; ++e) {
     double X0[12], p0[12], d[12], p[12], KG[400], md;
@@ -242,6 +244,9 @@ int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
       if (bad < 0 || e < bad) { bad = e; badkind = kind; }
     }
   }
+  double t1 = crd_wtime();
+  if (want_K) { pb->tm.elem_K_s += t1 - t0; pb->tm.nelem_K += pb->ne; }
+  else { pb->tm.elem_f_s += t1 - t0; pb->tm.nelem_f += pb->ne; }
   if (bad >= 0) {
     const int32_t *qd = m->quads + 4 * bad;
     static const char *what[] = {"", "is degenerate (det J <= 0 in the initial state)",
@@ -266,6 +271,8 @@ int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
     for (int t = 0; t < 210; ++t)
       if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
   }
+  pb->tm.assemble_s += crd_wtime() - t1;
+  pb->tm.nassemble++;
   for (int i = 0; i < pb->neq; ++i)
     if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "internal force not finite at equation %d", i);
   *U = Utot;

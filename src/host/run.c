@@ -104,6 +104,74 @@ static long peak_rss_kib(void)
   return ru.ru_maxrss;
 }
 
+/* --timing: one row per phase, as printed and as written to summary.json. */
+typedef struct timing_row {
+  const char *key, *label;
+  double count, seconds;  /* count: element evaluations, calls or steps */
+} timing_row;
+
+static int timing_rows(const crd_run *r, timing_row *rows)
+{
+  const crd_phase_times *tm = &r->pb->tm;
+  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  timing_row t[] = {
+    {"element_tangent", "element tangent + force (elements)", (double)tm->nelem_K, tm->elem_K_s},
+    {"element_force", "element force only (elements)", (double)tm->nelem_f, tm->elem_f_s},
+    {"element_implicit", "element implicit midpoint + inertia (elements)", (double)tm->nelem_mid, tm->elem_mid_s},
+    {"assembly", "scatter into F and K (calls)", (double)tm->nassemble, tm->assemble_s},
+    {"analyse", "solver analyse (calls)", ss->nanalyse, ss->analyse_s},
+    {"factorize_first", "first factorization of a pattern", ss->nfactor > 0 ? 1 : 0, ss->factor_first_s},
+    {"refactorize", "refactorizations (calls)", ss->nrefactor, ss->refactor_s},
+    {"solve", "triangular solves (calls)", ss->nsolve, ss->solve_s},
+    {"newton_iteration", "Newton iterations", r->newton_iters, r->time_implicit},
+    {"implicit_step", "implicit steps", r->dyn.implicit_steps, r->time_implicit},
+    {"explicit_step", "explicit steps", r->dyn.explicit_steps, r->time_explicit},
+    {"output", "output (history, frames)", r->nrows + r->nframes, r->time_output},
+  };
+  int n = (int)(sizeof t / sizeof t[0]);
+  memcpy(rows, t, sizeof t);
+  return n;
+}
+
+static void add_timing(const crd_run *r, cJSON *js)
+{
+  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  timing_row rows[16];
+  int n = timing_rows(r, rows);
+  cJSON *t = cJSON_AddObjectToObject(js, "timing");
+  cJSON_AddNumberToObject(t, "threads", r->pb->nthreads);
+  for (int k = 0; k < n; ++k) {
+    cJSON *o = cJSON_AddObjectToObject(t, rows[k].key);
+    cJSON_AddNumberToObject(o, "count", rows[k].count);
+    cJSON_AddNumberToObject(o, "seconds", rows[k].seconds);
+    cJSON_AddNumberToObject(o, "seconds_each", rows[k].count > 0 ? rows[k].seconds / rows[k].count : 0.0);
+  }
+  cJSON_AddNumberToObject(t, "refactorize_min_s", ss->refactor_min_s);
+  cJSON_AddNumberToObject(t, "factor_flops", ss->flops_factor);
+  cJSON_AddNumberToObject(t, "nnz_L", ss->nnz_factor);
+  cJSON_AddNumberToObject(t, "refactorize_gflops_per_s",
+                          ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
+  cJSON_AddNumberToObject(t, "peak_rss_mib", peak_rss_kib() / 1024.0);
+}
+
+static void print_timing(const crd_run *r)
+{
+  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  timing_row rows[16];
+  int n = timing_rows(r, rows);
+  printf("timing (%d threads)\n  %-48s %10s %11s %13s\n", r->pb->nthreads, "phase", "count", "total s",
+         "each ms");
+  for (int k = 0; k < n; ++k) {
+    if (rows[k].count <= 0) continue;
+    printf("  %-48s %10.0f %11.4f %13.5f\n", rows[k].label, rows[k].count, rows[k].seconds,
+           1e3 * rows[k].seconds / rows[k].count);
+  }
+  printf("  factor: nnz(L) %.4g, %.4g flops, fastest refactorization %.4f s = %.2f GFLOP/s\n", ss->nnz_factor,
+         ss->flops_factor, ss->refactor_min_s,
+         ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
+  printf("  peak RSS %.1f MiB\n", peak_rss_kib() / 1024.0);
+}
+
 static int write_summary(crd_run *r, double wall)
 {
   const crd_model *m = r->m;
@@ -153,6 +221,7 @@ static int write_summary(crd_run *r, double wall)
     cJSON_AddNumberToObject(d, "rigid_body_modes", r->modal.nrigid);
     cJSON_AddNumberToObject(d, "first_elastic_frequency", r->modal.f1);
   }
+  if (r->opts->timing) add_timing(r, js);
   cJSON *f = cJSON_AddObjectToObject(js, "final");
   cJSON_AddNumberToObject(f, "strain_energy", r->strain);
   cJSON_AddNumberToObject(f, "external_work", r->wext);
@@ -261,6 +330,7 @@ int crd_run_case(const crd_run_opts *opts)
   if ((rc = crd_history_close(&r->hist, 1))) goto out;
   double wall = crd_wtime() - r->t_start;
   if ((rc = write_summary(r, wall))) goto out;
+  if (opts->timing) print_timing(r);
   if (!opts->quiet)
     printf("done: %d steps, %d Newton iterations, %.2f s (elements %.2f s, factorize %.2f s, solve %.2f s)\n",
            r->steps, r->newton_iters, wall, r->time_eval, crd_solver_get_stats(r->pb->solver)->factor_s,
