@@ -308,8 +308,17 @@ def report(a, res):
         L += peer_report(p)
     L += ["", "## Analysis", "", "profiling/README.md: why the targets not met are not met, and what would "
           "meet them (written from these figures)."]
+    # sections written by other scripts (e.g. opencl_ladder.sh's "# Profiling
+    # results") follow the bench report and are kept as they are
+    kept = ""
+    if os.path.exists(a.results):
+        with open(a.results) as f:
+            old = f.read()
+        i = old.find("\n# Profiling results")
+        if i >= 0:
+            kept = "\n" + old[i + 1:]
     with open(a.results, "w") as f:
-        f.write("\n".join(L) + "\n")
+        f.write("\n".join(L) + "\n" + kept)
 
 
 def peer_report(p):

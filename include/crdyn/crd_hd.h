@@ -7,6 +7,10 @@
 #define CRDYN_CRD_HD_H
 
 #if defined(__OPENCL_VERSION__)
+/* double precision is required (the backend refuses devices without it);
+ * no contraction into fma, so that the device rounds as the host does */
+#  pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#  pragma OPENCL FP_CONTRACT OFF
 #  define CRD_HD
 #  define CRD_GLOBAL __global
 #  define CRD_LOCAL __local

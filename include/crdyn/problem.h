@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "crdyn/backend.h"
 #include "crdyn/model.h"
 #include "crdyn/solver.h"
 #include "crdyn/sparse.h"
@@ -54,6 +55,7 @@ typedef struct crd_problem {
   double fe_norm;                /* sqrt(sum_e |f_e|^2): the scale of f_int round-off */
   int nthreads;
   crd_phase_times tm;
+  crd_backend *be;               /* where elements are evaluated (cpu unless set) */
 } crd_problem;
 
 int crd_problem_create(const crd_model *m, int nthreads, crd_problem **pb);
@@ -61,9 +63,13 @@ void crd_problem_destroy(crd_problem **pb);
 
 /* Evaluate every element at the current state: f_int assembled into F (neq,
  * fixed DOFs dropped), the tangent into pb->K values when want_K, total
- * strain energy into *U.  Fails with the element id if an element is
+ * strain energy into *U, by pb->be.  Fails with the element id if an element is
  * inverted or produces a non-finite value. */
 int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U);
+
+/* Replace the CPU backend by `name` ("cpu", "auto", "opencl"; device as
+ * in backend.h). */
+int crd_problem_set_backend(crd_problem *pb, const char *name, int device);
 
 /* Apply an increment du (neq) scaled by s to the state (translations added,
  * pair components added and the dependent component recomputed). */

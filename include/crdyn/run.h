@@ -11,6 +11,7 @@ typedef struct crd_run_opts {
   const char *case_path;
   const char *out_dir;      /* NULL: the case's output.dir */
   const char *backend;      /* NULL: the case's backend */
+  int device;               /* --device N (OpenCL device index), -1: the backend's choice */
   int threads;              /* 0: all cores */
   int quiet;                /* no progress lines */
   int check_only;           /* validate and summarise, run nothing */

@@ -147,115 +147,17 @@ static int build_state(crd_problem *pb, im_work *w, const ga_param *g, double dt
   return 0;
 }
 
-/* Element residuals and effective tangents (OpenMP), then the serial
- * scatter: Fi (internal), Fin (inertia) and K_eff in pb->K; *U strain energy
- * at the end of the step. */
+/* Element residuals and effective tangents by the backend: Fi (internal),
+ * Fin (inertia) and K_eff in pb->K; *U strain energy at the end of the
+ * step. */
 static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_param *g, double cm,
                     int want_K, double *U)
 {
-  const crd_model *m = pb->m;
-  int bad = -1;
-  double t0 = crd_wtime();
-#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
-  for (int e = 0; e < pb->ne; ++e) {
-    double X0[12], P0[12], da[12], pa[12], db[12], pbv[12], df[12], pf[12], Bs[24], KG[400], me[400];
-    double fG[20], am[12], wam[12];
-    int l[4];
-    const int32_t *qd = m->quads + 4 * e;
-    for (int a = 0; a < 4; ++a) {
-      int nd = qd[a];
-      for (int c = 0; c < 3; ++c) {
-        X0[3 * a + c] = m->x[3 * nd + c];
-        P0[3 * a + c] = pb->p0[3 * nd + c];
-        da[3 * a + c] = w->d0[3 * nd + c];
-        pa[3 * a + c] = w->p0[3 * nd + c];
-        db[3 * a + c] = pb->d[3 * nd + c];
-        pbv[3 * a + c] = pb->p[3 * nd + c];
-        df[3 * a + c] = w->df[3 * nd + c];
-        pf[3 * a + c] = w->pf[3 * nd + c];
-      }
-      for (int c = 0; c < 3; ++c) {
-        am[3 * a + c] = w->Am[5 * nd + c];
-        wam[3 * a + c] = w->WAm[3 * nd + c];
-      }
-      for (int c = 0; c < 6; ++c) Bs[6 * a + c] = w->Bs[6 * (size_t)nd + c];
-      l[a] = pb->l[nd];
-    }
-    const crd_section *sc = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
-    double md;
-    pb->ue[e] = crd_q4_global_mid(X0, P0, da, pa, db, pbv, df, pf, l, Bs, 1.0 - g->af, &mt, fG,
-                                  want_K ? KG : NULL, want_K ? w->E_e + 400 * (size_t)e : NULL, &md);
-    /* inertia: C a_m on translations, P_i^T sum_j P_ij wa_m,j on pairs, and
-     * the mass of the tangent with the same bases */
-    const double *C = dy->C + 16 * (size_t)e;
-    double hh = sc->thickness * sc->thickness / 12.0;
-    double *fin = w->fin_e + 20 * (size_t)e, *fg = w->fg_e + 20 * (size_t)e;
-    for (int a = 0; a < 400; ++a) me[a] = 0.0;
-    for (int a = 0; a < 20; ++a) {
-      fin[a] = 0.0;
-      fg[a] = fG[a];
-    }
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) {
-        double c = C[4 * i + j];
-        const double *Bi = Bs + 6 * i, *Bj = Bs + 6 * j;
-        for (int r = 0; r < 3; ++r) {
-          fin[5 * i + r] += c * am[3 * j + r];
-          me[20 * (5 * i + r) + 5 * j + r] = c;
-        }
-        for (int s = 0; s < 2; ++s) {
-          fin[5 * i + 3 + s] += hh * c * (Bi[s] * wam[3 * j] + Bi[2 + s] * wam[3 * j + 1] + Bi[4 + s] * wam[3 * j + 2]);
-          for (int t = 0; t < 2; ++t)
-            me[20 * (5 * i + 3 + s) + 5 * j + 3 + t] =
-                hh * c * (Bi[s] * Bj[t] + Bi[2 + s] * Bj[2 + t] + Bi[4 + s] * Bj[4 + t]);
-        }
-      }
-    if (want_K) {
-      double *ke = pb->ke + 210 * (size_t)e;
-      int t = 0;
-      for (int a = 0; a < 20; ++a)
-        for (int b = a; b < 20; ++b) ke[t++] = cm * me[20 * a + b] + (1.0 - g->af) * KG[20 * a + b];
-    }
-    if (!(md > 0) || !isfinite(pb->ue[e])) {
-#pragma omp critical(crd_im_bad)
-      if (bad < 0 || e < bad) bad = e;
-    }
-  }
-  double t1 = crd_wtime();
-  pb->tm.elem_mid_s += t1 - t0;
-  pb->tm.nelem_mid += pb->ne;
-  if (bad >= 0) {
-    const int32_t *qd = m->quads + 4 * bad;
-    return crd_err_set(CRD_WARN_ELEM_INVERTED, __FILE__, __LINE__, __func__,
-                       "element %d (nodes %d %d %d %d) degenerated or gave a non-finite energy", bad, qd[0],
-                       qd[1], qd[2], qd[3]);
-  }
-  int n = pb->neq;
-  for (int i = 0; i < n; ++i) w->Fi[i] = w->Fin[i] = 0.0;
-  if (want_K) crd_csr_zero(pb->K);
-  double Ut = 0.0, fn = 0.0;
-  for (int e = 0; e < pb->ne; ++e) {
-    Ut += pb->ue[e];
-    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
-    const double *fin = w->fin_e + 20 * (size_t)e, *fg = w->fg_e + 20 * (size_t)e;
-    for (int a = 0; a < 20; ++a) {
-      fn += fg[a] * fg[a] + fin[a] * fin[a];
-      if (eq[a] >= 0) {
-        w->Fin[eq[a]] += fin[a];
-        w->Fi[eq[a]] += fg[a];
-      }
-    }
-    if (!want_K) continue;
-    const int32_t *sc = pb->scatter + 210 * (size_t)e;
-    const double *ke = pb->ke + 210 * (size_t)e;
-    for (int t = 0; t < 210; ++t)
-      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
-  }
-  pb->fe_norm = sqrt(fn);
-  pb->tm.assemble_s += crd_wtime() - t1;
-  pb->tm.nassemble++;
-  *U = Ut;
+  crd_mid_in in = {w->d0, w->p0, w->df, w->pf, w->Am, w->WAm, w->Bs, dy->C, 1.0 - g->af, cm};
+  crd_mid_out out = {w->Fi, w->Fin, w->fg_e, w->fin_e, w->E_e, 0.0};
+  int rc = pb->be->ops->eval_mid(pb->be, pb, &in, want_K, &out);
+  if (rc) return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  *U = out.U;
   return 0;
 }
 

@@ -1,17 +1,19 @@
-/* crdyn command line: run | check | devices, --help, --version. */
+/* crdyn command line: run | check | devices | plot, --help, --version. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "crdyn/backend.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
 
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: crdyn run CASE [--out DIR] [--backend cpu|auto] [--threads N] [--quiet] [--timing]\n"
+          "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
+          "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64)\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
           "                             plots of OUTDIR/history.csv (energies, momenta, probes, Newton)\n"
           "       crdyn --help | --version\n"
@@ -54,8 +56,16 @@ int main(int argc, char **argv)
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) { usage(stdout); return 0; }
   if (!strcmp(argv[1], "--version")) { puts("crdyn 0.1.0"); return 0; }
   if (!strcmp(argv[1], "plot")) return plot(argc, argv);
+  if (!strcmp(argv[1], "devices")) {
+    static char buf[16384];
+    int n = crd_backend_devices(buf, sizeof buf);
+    fputs(buf, stdout);
+    printf("backends in this build: %s\n", crd_backend_available());
+    return n > 0 ? 0 : 1;
+  }
   crd_run_opts o;
   memset(&o, 0, sizeof o);
+  o.device = -1;
   if (!strcmp(argv[1], "run")) ;
   else if (!strcmp(argv[1], "check")) o.check_only = 1;
   else { fprintf(stderr, "crdyn: unknown command '%s'\n", argv[1]); usage(stderr); return 2; }
@@ -63,7 +73,12 @@ int main(int argc, char **argv)
     const char *a = argv[i];
     if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
     else if (!strcmp(a, "--backend") && i + 1 < argc) o.backend = argv[++i];
-    else if (!strcmp(a, "--threads") && i + 1 < argc) {
+    else if (!strcmp(a, "--device") && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 0 || v > 1000) { fprintf(stderr, "crdyn: --device needs a device index (crdyn devices)\n"); return 2; }
+      o.device = (int)v;
+    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
       if (*end || v < 1 || v > 4096) { fprintf(stderr, "crdyn: --threads needs a positive integer\n"); return 2; }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crdyn/backend.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
@@ -164,6 +165,7 @@ int crd_problem_create(const crd_model *m, int nthreads, crd_problem **out)
       for (int s = 0; s < 5; ++s) pb->elem_eq[20 * e + 5 * a + s] = pb->eq[5 * m->quads[4 * e + a] + s];
   if ((rc = crd_pattern_build(pb->neq, m->ne, 20, pb->elem_eq, &pb->K, &pb->scatter))) goto fail;
   if ((rc = crd_solver_create("cholmod", &pb->solver))) goto fail;
+  if ((rc = crd_backend_cpu_create(pb, &pb->be))) goto fail;
   *out = pb;
   return 0;
 fail:
@@ -179,103 +181,23 @@ void crd_problem_destroy(crd_problem **ppb)
   free(pb->d); free(pb->p); free(pb->l); free(pb->fe); free(pb->ke); free(pb->ue); free(pb->scatter);
   crd_csr_destroy(&pb->K);
   crd_solver_destroy(&pb->solver);
+  crd_backend_destroy(&pb->be);
   free(pb);
   *ppb = NULL;
 }
 
-/* Smallest det J of the current element, projected on its CR frame: <= 0
- * means the element has folded over (inverted) in the current state. */
-static double current_min_det(const double *xl0, const double *q)
-{
-  double xc[12], N[4], Nxi[4], Neta[4], J[4], mn = 1e300;
-  for (int i = 0; i < 4; ++i) {
-    xc[3 * i] = xl0[3 * i] + q[5 * i];
-    xc[3 * i + 1] = xl0[3 * i + 1] + q[5 * i + 1];
-    xc[3 * i + 2] = 0.0;
-  }
-  for (int a = 0; a < 4; ++a) {
-    crd_q4_shape(a == 1 || a == 2 ? 1.0 : -1.0, a >= 2 ? 1.0 : -1.0, N, Nxi, Neta);
-    double det = crd_q4_jac(xc, Nxi, Neta, J);
-    if (det < mn) mn = det;
-  }
-  return mn;
-}
-
 int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
 {
-  const crd_model *m = pb->m;
-  int bad = -1, badkind = 0;
-  double t0 = crd_wtime();
-#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
-  for (int e = 0; e < pb->ne; ++e) {
-    double X0[12], p0[12], d[12], p[12], KG[400], md;
-    int l[4];
-    const int32_t *qd = m->quads + 4 * e;
-    for (int a = 0; a < 4; ++a) {
-      for (int c = 0; c < 3; ++c) {
-        X0[3 * a + c] = m->x[3 * qd[a] + c];
-        p0[3 * a + c] = pb->p0[3 * qd[a] + c];
-        d[3 * a + c] = pb->d[3 * qd[a] + c];
-        p[3 * a + c] = pb->p[3 * qd[a] + c];
-      }
-      l[a] = pb->l[qd[a]];
-    }
-    const crd_section *sc = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
-    double *fe = pb->fe + 20 * (size_t)e;
-    pb->ue[e] = crd_q4_global(X0, p0, d, p, l, &mt, fe, want_K ? KG : NULL, &md);
-    int kind = 0;
-    if (!(md > 0)) kind = 1;
-    else {
-      crd_cr_frame F0;
-      double xl0[12], q[20], r0xy[8];
-      crd_q4_local_vars(X0, d, p0, p, &F0, xl0, q, r0xy);
-      if (!(current_min_det(xl0, q) > 0)) kind = 2;
-    }
-    if (!kind && !isfinite(pb->ue[e])) kind = 3;
-    if (want_K) {
-      double *ke = pb->ke + 210 * (size_t)e;
-      int t = 0;
-      for (int a = 0; a < 20; ++a)
-        for (int b = a; b < 20; ++b) ke[t++] = KG[20 * a + b];
-    }
-    if (kind) {
-#pragma omp critical(crd_eval_bad)
-      if (bad < 0 || e < bad) { bad = e; badkind = kind; }
-    }
-  }
-  double t1 = crd_wtime();
-  if (want_K) { pb->tm.elem_K_s += t1 - t0; pb->tm.nelem_K += pb->ne; }
-  else { pb->tm.elem_f_s += t1 - t0; pb->tm.nelem_f += pb->ne; }
-  if (bad >= 0) {
-    const int32_t *qd = m->quads + 4 * bad;
-    static const char *what[] = {"", "is degenerate (det J <= 0 in the initial state)",
-                                 "is inverted in the current state", "gave a non-finite energy"};
-    return CRD_ERR(badkind == 2 ? CRD_WARN_ELEM_INVERTED : (badkind == 3 ? CRD_ERR_NUMERIC : CRD_ERR_INPUT),
-                   "element %d (nodes %d %d %d %d) %s", bad, qd[0], qd[1], qd[2], qd[3], what[badkind]);
-  }
-  double Utot = 0.0, fn = 0.0;
-  for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
-  for (size_t a = 0; a < 20 * (size_t)pb->ne; ++a) fn += pb->fe[a] * pb->fe[a];
-  pb->fe_norm = sqrt(fn);
-  if (want_K) crd_csr_zero(pb->K);
-  for (int e = 0; e < pb->ne; ++e) {
-    Utot += pb->ue[e];
-    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
-    const double *fe = pb->fe + 20 * (size_t)e;
-    for (int a = 0; a < 20; ++a)
-      if (eq[a] >= 0) F[eq[a]] += fe[a];
-    if (!want_K) continue;
-    const int32_t *sc = pb->scatter + 210 * (size_t)e;
-    const double *ke = pb->ke + 210 * (size_t)e;
-    for (int t = 0; t < 210; ++t)
-      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
-  }
-  pb->tm.assemble_s += crd_wtime() - t1;
-  pb->tm.nassemble++;
-  for (int i = 0; i < pb->neq; ++i)
-    if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "internal force not finite at equation %d", i);
-  *U = Utot;
+  CRD_CALL(pb->be->ops->eval(pb->be, pb, want_K, F, U));
+  return 0;
+}
+
+int crd_problem_set_backend(crd_problem *pb, const char *name, int device)
+{
+  crd_backend *be;
+  CRD_CALL(crd_backend_create(name, device, pb, &be));
+  crd_backend_destroy(&pb->be);
+  pb->be = be;
   return 0;
 }
 

@@ -180,7 +180,8 @@ static int write_summary(crd_run *r, double wall)
   cJSON_AddStringToObject(js, "case", m->case_path);
   cJSON_AddStringToObject(js, "title", m->title);
   cJSON_AddStringToObject(js, "status", "complete");
-  cJSON_AddStringToObject(js, "backend", "cpu");
+  cJSON_AddStringToObject(js, "backend", r->pb->be->ops->name);
+  cJSON_AddStringToObject(js, "device", r->pb->be->device_name);
   static const char *types[] = {"static", "modal", "dynamic"};
   cJSON_AddStringToObject(js, "analysis", types[m->analysis.type]);
   cJSON *c = cJSON_AddObjectToObject(js, "counts");
@@ -269,14 +270,6 @@ int crd_run_case(const crd_run_opts *opts)
   crd_model *m = r->m;
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
   const char *be = opts->backend ? opts->backend : m->backend;
-  if (strcmp(be, "cpu") && strcmp(be, "auto")) {
-    if (opts->backend)
-      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "--backend %s: backend not compiled into this build (available: cpu, auto)", be);
-    else
-      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.backend: backend '%s' is not compiled into this build "
-                   "(available: cpu, auto)", m->case_path, be);
-    goto out;
-  }
   if (m->nbodies > 0) {
     rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies are not supported by this version yet",
                  m->case_path);
@@ -285,6 +278,17 @@ int crd_run_case(const crd_run_opts *opts)
   int nthreads = opts->threads;
   if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
   if ((rc = crd_problem_create(m, nthreads, &r->pb))) goto out;
+  if (strcmp(be, "cpu") || opts->device >= 0) {
+    if ((rc = crd_problem_set_backend(r->pb, be, opts->device))) {
+      if (!opts->backend && strcmp(be, "cpu")) { /* from the case file: say so */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", crd_err_message());
+        rc = CRD_ERR(rc, "%s: $.backend: %s", m->case_path, why);
+      }
+      goto out;
+    }
+    if (!opts->quiet) printf("backend %s: %s\n", r->pb->be->ops->name, r->pb->be->device_name);
+  }
   if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
   if (opts->check_only) {
     print_check(r);

@@ -1,0 +1,88 @@
+/* crdyn: the backend seam: where element vectors and matrices are evaluated
+ * and assembled (DESIGN.md §3).  The integrators ask the backend of the
+ * problem (pb->be) for assembled results of the current state; they never
+ * loop over elements themselves.
+ *
+ * Backends: "cpu" (backend_cpu.c: OpenMP over elements, serial scatter),
+ * "opencl" (backend_opencl.c: one work-group per element, deterministic
+ * gather assembly on the device; only when built with CRD_HAVE_OPENCL).
+ * "auto" is the CPU unless a device backend is asked for by name.
+ *
+ * STATE: the state arrays live in crd_problem (pb->d, p, l) on the host;
+ * a device backend copies in what an evaluation reads and copies out the
+ * assembled vectors, the assembled matrix values (pb->K->val, the pattern
+ * stays on both sides) and the per-element results the host still needs
+ * (element forces for the round-off scale, the Newton matrices E).  A
+ * backend that keeps the state resident (CUDA) implements the same ops and
+ * is told through the same calls which arrays changed.
+ *
+ * Every op returns the same per-element buffers as the CPU backend when
+ * be->keep_elements is set (pb->fe, pb->ke, pb->ue; out->fg_e, fin_e,
+ * E_e), which is how the tests compare backends element by element. */
+#ifndef CRDYN_BACKEND_H
+#define CRDYN_BACKEND_H
+
+#include <stddef.h>
+
+struct crd_problem;
+
+/* The implicit midpoint state of a step (implicit.c): start (d0, pa), end
+ * (pb->d, pb->p), midpoint (df, pf), midpoint rates am (5 per node,
+ * translations in 0..2) and wam (3 per node), bases Bs (6 per node), the
+ * element mass coefficients C (16 per element, constant over a run). */
+typedef struct crd_mid_in {
+  const double *d0, *pa, *df, *pf, *am, *wam, *Bs, *C;
+  double cf;  /* 1 - alpha_f: the weight of the end state */
+  double cm;  /* (1 - alpha_m) / (beta dt^2): the mass factor of K_eff */
+} crd_mid_in;
+
+typedef struct crd_mid_out {
+  double *Fi, *Fin;             /* neq: assembled internal and inertia forces */
+  double *fg_e, *fin_e;         /* 20*ne: element internal and inertia forces */
+  double *E_e;                  /* 400*ne: non-symmetric parts (filled when want_K) */
+  double U;                     /* strain energy at the end state */
+} crd_mid_out;
+
+typedef struct crd_backend crd_backend;
+
+typedef struct crd_backend_ops {
+  const char *name;
+  void (*destroy)(crd_backend *be);
+  /* f_int of the current state into F (neq), the tangent into pb->K when
+   * want_K, strain energy *U; pb->fe, pb->ue (and pb->ke when want_K)
+   * per element; pb->fe_norm.  Explicit steps use it with want_K = 0. */
+  int (*eval)(crd_backend *be, struct crd_problem *pb, int want_K, double *F, double *U);
+  /* The implicit midpoint residual parts and K_eff into pb->K (want_K). */
+  int (*eval_mid)(crd_backend *be, struct crd_problem *pb, const crd_mid_in *in, int want_K,
+                  crd_mid_out *out);
+} crd_backend_ops;
+
+struct crd_backend {
+  const crd_backend_ops *ops;
+  void *impl;
+  int keep_elements;            /* device backends: copy every element buffer back */
+  char device_name[256];        /* for the summary and messages */
+};
+
+/* "cpu", "auto", "opencl" (device: index in `crdyn devices`, -1 the first
+ * with fp64), "cuda".  Fails with a clear message when the backend is not
+ * compiled in or no usable device exists. */
+int crd_backend_create(const char *name, int device, struct crd_problem *pb, crd_backend **be);
+void crd_backend_destroy(crd_backend **be);
+/* Which backends this build has ("cpu" or "cpu, opencl"). */
+const char *crd_backend_available(void);
+/* A text listing of the OpenCL platforms and devices (index, name, fp64)
+ * into buf; returns the number of devices, 0 when there is none or the
+ * build has no OpenCL (the text says which). */
+int crd_backend_devices(char *buf, size_t n);
+
+/* Backends */
+int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);
+int crd_backend_opencl_create(struct crd_problem *pb, int device, crd_backend **be);
+
+/* The message for element `bad` that failed with CRD_ELEM_* `kind` (shared by the backends). */
+int crd_backend_elem_error(const struct crd_problem *pb, int bad, int kind);
+/* The implicit midpoint message for element `bad` (CRD_WARN_ELEM_INVERTED: the step is cut). */
+int crd_backend_mid_error(const struct crd_problem *pb, int bad);
+
+#endif

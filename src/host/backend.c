@@ -1,0 +1,69 @@
+/* crdyn: choosing a backend and the messages the backends share (backend.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "crdyn/backend.h"
+#include "crdyn/elem_eval.h"
+#include "crdyn/error.h"
+#include "crdyn/problem.h"
+
+const char *crd_backend_available(void)
+{
+#ifdef CRD_HAVE_OPENCL
+  return "cpu, opencl, auto";
+#else
+  return "cpu, auto";
+#endif
+}
+
+int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backend **be)
+{
+  *be = NULL;
+  if (!strcmp(name, "cpu") || !strcmp(name, "auto")) {
+    /* auto: the CPU unless a device backend is named (a device is only
+     * faster where it is measured to be: profiling/RESULTS.md) */
+    if (device >= 0)
+      return CRD_ERR(CRD_ERR_INPUT, "--device %d: the %s backend has no devices (use --backend opencl)", device,
+                     name);
+    CRD_CALL(crd_backend_cpu_create(pb, be));
+    return 0;
+  }
+  if (!strcmp(name, "opencl")) {
+#ifdef CRD_HAVE_OPENCL
+    CRD_CALL(crd_backend_opencl_create(pb, device, be));
+    return 0;
+#else
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend 'opencl' is not compiled into this build (available: %s); "
+                   "install the OpenCL headers and ICD loader (opencl-headers ocl-icd-opencl-dev) and rebuild",
+                   crd_backend_available());
+#endif
+  }
+  return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: %s)", name,
+                 crd_backend_available());
+}
+
+void crd_backend_destroy(crd_backend **pbe)
+{
+  crd_backend *be = *pbe;
+  if (!be) return;
+  be->ops->destroy(be);
+  *pbe = NULL;
+}
+
+int crd_backend_elem_error(const crd_problem *pb, int bad, int kind)
+{
+  const int32_t *qd = pb->m->quads + 4 * bad;
+  static const char *what[] = {"", "is degenerate (det J <= 0 in the initial state)",
+                               "is inverted in the current state", "gave a non-finite energy"};
+  return CRD_ERR(kind == CRD_ELEM_INVERTED ? CRD_WARN_ELEM_INVERTED
+                 : (kind == CRD_ELEM_NONFINITE ? CRD_ERR_NUMERIC : CRD_ERR_INPUT),
+                 "element %d (nodes %d %d %d %d) %s", bad, qd[0], qd[1], qd[2], qd[3], what[kind]);
+}
+
+#ifndef CRD_HAVE_OPENCL
+int crd_backend_devices(char *buf, size_t n)
+{
+  snprintf(buf, n, "this build has no OpenCL backend (built without the OpenCL headers and ICD loader)\n");
+  return 0;
+}
+#endif

@@ -1,0 +1,132 @@
+/* crdyn: the CPU backend: an OpenMP loop over the elements (elem_eval.h),
+ * then the serial scatter in element order into the assembled vectors and
+ * the CSR values (the order every backend's assembly reproduces). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "crdyn/backend.h"
+#include "crdyn/elem_eval.h"
+#include "crdyn/error.h"
+#include "crdyn/timer.h"
+#include "crdyn/problem.h"
+
+static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
+{
+  (void)be;
+  const crd_model *m = pb->m;
+  int bad = -1, badkind = 0;
+  double t0 = crd_wtime();
+#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int e = 0; e < pb->ne; ++e) {
+    const crd_section *sc = &m->sections[m->elem_section[e]];
+    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
+    int kind = crd_elem_static(e, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, &mt, want_K,
+                               pb->fe + 20 * (size_t)e, pb->ke + 210 * (size_t)e, pb->ue + e);
+    if (kind) {
+#pragma omp critical(crd_eval_bad)
+      if (bad < 0 || e < bad) { bad = e; badkind = kind; }
+    }
+  }
+  double t1 = crd_wtime();
+  if (want_K) { pb->tm.elem_K_s += t1 - t0; pb->tm.nelem_K += pb->ne; }
+  else { pb->tm.elem_f_s += t1 - t0; pb->tm.nelem_f += pb->ne; }
+  if (bad >= 0) return crd_backend_elem_error(pb, bad, badkind);
+  double Utot = 0.0, fn = 0.0;
+  for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
+  for (size_t a = 0; a < 20 * (size_t)pb->ne; ++a) fn += pb->fe[a] * pb->fe[a];
+  pb->fe_norm = sqrt(fn);
+  if (want_K) crd_csr_zero(pb->K);
+  for (int e = 0; e < pb->ne; ++e) {
+    Utot += pb->ue[e];
+    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
+    const double *fe = pb->fe + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a)
+      if (eq[a] >= 0) F[eq[a]] += fe[a];
+    if (!want_K) continue;
+    const int32_t *sc = pb->scatter + 210 * (size_t)e;
+    const double *ke = pb->ke + 210 * (size_t)e;
+    for (int t = 0; t < 210; ++t)
+      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+  }
+  for (int i = 0; i < pb->neq; ++i)
+    if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "internal force not finite at equation %d", i);
+  pb->tm.assemble_s += crd_wtime() - t1;
+  pb->tm.nassemble++;
+  *U = Utot;
+  return 0;
+}
+
+int crd_backend_mid_error(const crd_problem *pb, int bad)
+{
+  const int32_t *qd = pb->m->quads + 4 * bad;
+  return crd_err_set(CRD_WARN_ELEM_INVERTED, __FILE__, __LINE__, __func__,
+                     "element %d (nodes %d %d %d %d) degenerated or gave a non-finite energy", bad, qd[0],
+                     qd[1], qd[2], qd[3]);
+}
+
+static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, int want_K, crd_mid_out *out)
+{
+  (void)be;
+  const crd_model *m = pb->m;
+  int bad = -1;
+  double t0 = crd_wtime();
+#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int e = 0; e < pb->ne; ++e) {
+    const crd_section *sc = &m->sections[m->elem_section[e]];
+    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
+    int b = crd_elem_mid(e, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
+                         in->wam, in->Bs, pb->l, in->C, &mt, in->cf, in->cm, want_K, out->fg_e + 20 * (size_t)e,
+                         out->fin_e + 20 * (size_t)e, pb->ke + 210 * (size_t)e, out->E_e + 400 * (size_t)e,
+                         pb->ue + e);
+    if (b) {
+#pragma omp critical(crd_im_bad)
+      if (bad < 0 || e < bad) bad = e;
+    }
+  }
+  double t1 = crd_wtime();
+  pb->tm.elem_mid_s += t1 - t0;
+  pb->tm.nelem_mid += pb->ne;
+  if (bad >= 0) return crd_backend_mid_error(pb, bad);
+  int n = pb->neq;
+  for (int i = 0; i < n; ++i) out->Fi[i] = out->Fin[i] = 0.0;
+  if (want_K) crd_csr_zero(pb->K);
+  double Ut = 0.0, fn = 0.0;
+  for (int e = 0; e < pb->ne; ++e) {
+    Ut += pb->ue[e];
+    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
+    const double *fin = out->fin_e + 20 * (size_t)e, *fg = out->fg_e + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a) {
+      fn += fg[a] * fg[a] + fin[a] * fin[a];
+      if (eq[a] >= 0) {
+        out->Fin[eq[a]] += fin[a];
+        out->Fi[eq[a]] += fg[a];
+      }
+    }
+    if (!want_K) continue;
+    const int32_t *sc = pb->scatter + 210 * (size_t)e;
+    const double *ke = pb->ke + 210 * (size_t)e;
+    for (int t = 0; t < 210; ++t)
+      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+  }
+  pb->fe_norm = sqrt(fn);
+  pb->tm.assemble_s += crd_wtime() - t1;
+  pb->tm.nassemble++;
+  out->U = Ut;
+  return 0;
+}
+
+static void cpu_destroy(crd_backend *be) { free(be); }
+
+static const crd_backend_ops cpu_ops = {"cpu", cpu_destroy, cpu_eval, cpu_eval_mid};
+
+int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
+{
+  (void)pb;
+  crd_backend *be;
+  CRD_CALL(CRD_CALLOC(1, &be));
+  be->ops = &cpu_ops;
+  snprintf(be->device_name, sizeof be->device_name, "host CPU (OpenMP)");
+  *out = be;
+  return 0;
+}

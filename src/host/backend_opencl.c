@@ -1,0 +1,444 @@
+/* crdyn: the OpenCL backend (backend.h): element evaluation and assembly on
+ * an OpenCL device with double precision (cl_khr_fp64), the kernels of
+ * src/kernels/crd_elements.cl built from the same CRD_HD headers as the
+ * CPU backend (embedded at build time: build/gen/crd_cl_source.c).
+ *
+ * Per evaluation: the state arrays the kernels read are written to the
+ * device, one work-group per element computes its vectors and matrices,
+ * the gather kernels assemble F and the CSR values (in the CPU's order:
+ * the same bits for the same element values), and the assembled results,
+ * the element forces (for the round-off scale f_e norm) and, for implicit
+ * steps, the element Newton matrices E are read back.  Factorization and
+ * solves stay on the host (CHOLMOD).  Built only with CRD_HAVE_OPENCL. */
+#ifdef CRD_HAVE_OPENCL
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/backend.h"
+#include "crdyn/elem_eval.h"
+#include "crdyn/error.h"
+#include "crdyn/problem.h"
+
+extern const char crd_cl_source[];
+
+typedef struct ocl {
+  cl_context ctx;
+  cl_command_queue q;
+  cl_program prog;
+  cl_kernel k_static, k_mid, k_gather;
+  int ne, nn, neq, nnz;
+  /* constant over a run */
+  cl_mem quads, x, p0, mat, fptr, fidx, kptr, kidx, C;
+  const double *C_host;             /* the mass coefficients uploaded to C */
+  /* state and midpoint inputs */
+  cl_mem d, p, l, d0, pa, df, pf, am, wam, Bs;
+  /* element and assembled outputs */
+  cl_mem fe, fin, ke, E, ue, kind, F, Fin, K;
+  int *kind_h;
+} ocl;
+
+static const char *cl_errstr(cl_int e)
+{
+  switch (e) {
+  case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+  case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+  case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+  case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+  case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+  case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+  case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+  case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+  case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+  case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL ICD installed)";
+  default: return "OpenCL error";
+  }
+}
+
+#define OCL(call, what)                                                                       \
+  do {                                                                                        \
+    cl_int e_ = (call);                                                                       \
+    if (e_ != CL_SUCCESS)                                                                     \
+      return CRD_ERR(CRD_ERR_BACKEND, "opencl: %s: %s (%d)", (what), cl_errstr(e_), (int)e_); \
+  } while (0)
+
+/* ---- devices ---------------------------------------------------------- */
+
+typedef struct ocl_dev {
+  cl_platform_id plat;
+  cl_device_id dev;
+} ocl_dev;
+
+/* All devices of all platforms, in the order `crdyn devices` numbers them. */
+static int list_all(ocl_dev *out, int max)
+{
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return 0;
+  int n = 0;
+  for (cl_uint i = 0; i < np && i < 16; ++i) {
+    cl_device_id devs[32];
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 32, devs, &nd) != CL_SUCCESS) continue;
+    for (cl_uint j = 0; j < nd && j < 32 && n < max; ++j) {
+      out[n].plat = plats[i];
+      out[n].dev = devs[j];
+      ++n;
+    }
+  }
+  return n;
+}
+
+static int has_fp64(cl_device_id d)
+{
+  cl_device_fp_config c = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof c, &c, NULL) != CL_SUCCESS) c = 0;
+  char ext[8192] = "";
+  clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+  return c != 0 && strstr(ext, "cl_khr_fp64") != NULL;
+}
+
+int crd_backend_devices(char *buf, size_t n)
+{
+  ocl_dev devs[64];
+  int nd = list_all(devs, 64);
+  size_t k = 0;
+  buf[0] = 0;
+  if (nd == 0) {
+    snprintf(buf, n, "no OpenCL devices (no platform or ICD found; on Debian: apt-get install pocl-opencl-icd)\n");
+    return 0;
+  }
+  for (int i = 0; i < nd && k < n; ++i) {
+    char pname[256] = "", dname[256] = "", ver[256] = "";
+    cl_ulong mem = 0;
+    cl_uint cu = 0;
+    cl_device_type ty = 0;
+    clGetPlatformInfo(devs[i].plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+    clGetDeviceInfo(devs[i].dev, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+    clGetDeviceInfo(devs[i].dev, CL_DEVICE_VERSION, sizeof ver - 1, ver, NULL);
+    clGetDeviceInfo(devs[i].dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+    clGetDeviceInfo(devs[i].dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    clGetDeviceInfo(devs[i].dev, CL_DEVICE_TYPE, sizeof ty, &ty, NULL);
+    k += (size_t)snprintf(buf + k, n - k, "%d: %s | %s | %s, %s, %u compute units, %.1f GiB, fp64 %s\n", i, pname,
+                          dname, ty & CL_DEVICE_TYPE_GPU ? "GPU" : ty & CL_DEVICE_TYPE_CPU ? "CPU" : "other", ver,
+                          cu, (double)mem / (1024.0 * 1024.0 * 1024.0), has_fp64(devs[i].dev) ? "yes" : "NO (unusable)");
+  }
+  return nd;
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+static int mk(ocl *o, size_t bytes, const void *host, cl_mem *m, const char *what)
+{
+  cl_int err;
+  if (bytes == 0) bytes = 8;
+  *m = clCreateBuffer(o->ctx, host ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE, bytes,
+                      (void *)host, &err);
+  OCL(err, what);
+  return 0;
+}
+
+/* The inverse of a scatter map: for each target i, the sources s (in
+ * ascending order) with map[s] == i. */
+static int invert_map(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int **idx)
+{
+  CRD_CALL(CRD_CALLOC(ntgt + 1, ptr));
+  for (size_t s = 0; s < nsrc; ++s)
+    if (map[s] >= 0) (*ptr)[map[s] + 1]++;
+  for (int i = 0; i < ntgt; ++i) (*ptr)[i + 1] += (*ptr)[i];
+  int *fill = NULL;
+  if (CRD_CALLOC((*ptr)[ntgt] + 1, idx) || CRD_CALLOC(ntgt + 1, &fill)) {
+    free(*ptr); free(*idx); free(fill);
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  }
+  memcpy(fill, *ptr, sizeof(int) * (size_t)ntgt);
+  for (size_t s = 0; s < nsrc; ++s)
+    if (map[s] >= 0) (*idx)[fill[map[s]]++] = (int)s;
+  free(fill);
+  return 0;
+}
+
+static void ocl_free(ocl *o)
+{
+  cl_mem *all[] = {&o->quads, &o->x, &o->p0, &o->mat, &o->fptr, &o->fidx, &o->kptr, &o->kidx, &o->C,
+                   &o->d, &o->p, &o->l, &o->d0, &o->pa, &o->df, &o->pf, &o->am, &o->wam, &o->Bs,
+                   &o->fe, &o->fin, &o->ke, &o->E, &o->ue, &o->kind, &o->F, &o->Fin, &o->K};
+  for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
+    if (*all[i]) clReleaseMemObject(*all[i]);
+  if (o->k_static) clReleaseKernel(o->k_static);
+  if (o->k_mid) clReleaseKernel(o->k_mid);
+  if (o->k_gather) clReleaseKernel(o->k_gather);
+  if (o->prog) clReleaseProgram(o->prog);
+  if (o->q) clReleaseCommandQueue(o->q);
+  if (o->ctx) clReleaseContext(o->ctx);
+  free(o->kind_h);
+  free(o);
+}
+
+static void ocl_destroy(crd_backend *be)
+{
+  ocl_free(be->impl);
+  free(be);
+}
+
+static int build_program(ocl *o, cl_device_id dev, const char *dname)
+{
+  cl_int err;
+  const char *src = crd_cl_source;
+  o->prog = clCreateProgramWithSource(o->ctx, 1, &src, NULL, &err);
+  OCL(err, "clCreateProgramWithSource");
+  err = clBuildProgram(o->prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL);
+  if (err != CL_SUCCESS) {
+    char log[4096] = "";
+    clGetProgramBuildInfo(o->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    return CRD_ERR(CRD_ERR_BACKEND, "opencl: building the element kernels for %s failed (%d): %s", dname, (int)err,
+                   log);
+  }
+  o->k_static = clCreateKernel(o->prog, "crd_k_static", &err);
+  OCL(err, "clCreateKernel(crd_k_static)");
+  o->k_mid = clCreateKernel(o->prog, "crd_k_mid", &err);
+  OCL(err, "clCreateKernel(crd_k_mid)");
+  o->k_gather = clCreateKernel(o->prog, "crd_k_gather", &err);
+  OCL(err, "clCreateKernel(crd_k_gather)");
+  return 0;
+}
+
+static int upload_model(ocl *o, const crd_problem *pb)
+{
+  const crd_model *m = pb->m;
+  size_t nn = (size_t)pb->nn, ne = (size_t)pb->ne;
+  double *mat;
+  CRD_CALL(CRD_CALLOC(3 * ne, &mat));
+  for (size_t e = 0; e < ne; ++e) {
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    mat[3 * e] = s->E;
+    mat[3 * e + 1] = s->nu;
+    mat[3 * e + 2] = s->thickness;
+  }
+  int *fptr = NULL, *fidx = NULL, *kptr = NULL, *kidx = NULL;
+  int rc = 0;
+  if ((rc = invert_map(pb->elem_eq, 20 * ne, pb->neq, &fptr, &fidx)) ||
+      (rc = invert_map(pb->scatter, 210 * ne, o->nnz, &kptr, &kidx)))
+    goto out;
+  if ((rc = mk(o, sizeof(int) * 4 * ne, m->quads, &o->quads, "quads")) ||
+      (rc = mk(o, sizeof(double) * 3 * nn, m->x, &o->x, "x")) ||
+      (rc = mk(o, sizeof(double) * 3 * nn, pb->p0, &o->p0, "p0")) ||
+      (rc = mk(o, sizeof(double) * 3 * ne, mat, &o->mat, "materials")) ||
+      (rc = mk(o, sizeof(int) * (size_t)(pb->neq + 1), fptr, &o->fptr, "force gather map")) ||
+      (rc = mk(o, sizeof(int) * (size_t)(fptr[pb->neq] + 1), fidx, &o->fidx, "force gather map")) ||
+      (rc = mk(o, sizeof(int) * (size_t)(o->nnz + 1), kptr, &o->kptr, "matrix gather map")) ||
+      (rc = mk(o, sizeof(int) * (size_t)(kptr[o->nnz] + 1), kidx, &o->kidx, "matrix gather map")))
+    goto out;
+  struct { cl_mem *m; size_t bytes; const char *what; } bufs[] = {
+      {&o->d, 3 * nn * sizeof(double), "d"},      {&o->p, 3 * nn * sizeof(double), "p"},
+      {&o->l, nn * sizeof(int), "l"},             {&o->d0, 3 * nn * sizeof(double), "d0"},
+      {&o->pa, 3 * nn * sizeof(double), "pa"},    {&o->df, 3 * nn * sizeof(double), "df"},
+      {&o->pf, 3 * nn * sizeof(double), "pf"},    {&o->am, 5 * nn * sizeof(double), "am"},
+      {&o->wam, 3 * nn * sizeof(double), "wam"},  {&o->Bs, 6 * nn * sizeof(double), "Bs"},
+      {&o->fe, 20 * ne * sizeof(double), "fe"},   {&o->fin, 20 * ne * sizeof(double), "fin"},
+      {&o->ke, 210 * ne * sizeof(double), "ke"},  {&o->ue, ne * sizeof(double), "ue"},
+      {&o->kind, ne * sizeof(int), "kind"},       {&o->F, (size_t)pb->neq * sizeof(double), "F"},
+      {&o->Fin, (size_t)pb->neq * sizeof(double), "Fin"}, {&o->K, (size_t)o->nnz * sizeof(double), "K"},
+      {&o->C, 16 * ne * sizeof(double), "C"}};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs && !rc; ++i) rc = mk(o, bufs[i].bytes, NULL, bufs[i].m, bufs[i].what);
+  /* E (400 doubles per element) only when an implicit step asks for it */
+out:
+  free(mat); free(fptr); free(fidx); free(kptr); free(kidx);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
+/* ---- evaluation ------------------------------------------------------- */
+
+static int put(ocl *o, cl_mem m, size_t bytes, const void *h, const char *what)
+{
+  OCL(clEnqueueWriteBuffer(o->q, m, CL_FALSE, 0, bytes, h, 0, NULL, NULL), what);
+  return 0;
+}
+
+static int get(ocl *o, cl_mem m, size_t bytes, void *h, const char *what)
+{
+  OCL(clEnqueueReadBuffer(o->q, m, CL_FALSE, 0, bytes, h, 0, NULL, NULL), what);
+  return 0;
+}
+
+static int gather(ocl *o, int n, cl_mem ptr, cl_mem idx, cl_mem src, cl_mem dst)
+{
+  if (n == 0) return 0;
+  size_t lws = 64, gws = ((size_t)n + lws - 1) / lws * lws;
+  cl_kernel k = o->k_gather;
+  OCL(clSetKernelArg(k, 0, sizeof(int), &n), "gather arg");
+  OCL(clSetKernelArg(k, 1, sizeof(cl_mem), &ptr), "gather arg");
+  OCL(clSetKernelArg(k, 2, sizeof(cl_mem), &idx), "gather arg");
+  OCL(clSetKernelArg(k, 3, sizeof(cl_mem), &src), "gather arg");
+  OCL(clSetKernelArg(k, 4, sizeof(cl_mem), &dst), "gather arg");
+  OCL(clEnqueueNDRangeKernel(o->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL), "gather kernel");
+  return 0;
+}
+
+static int elems(ocl *o, cl_kernel k)
+{
+  size_t lws = 1, gws = (size_t)o->ne; /* one work-group (of one work-item, for now) per element */
+  OCL(clEnqueueNDRangeKernel(o->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL), "element kernel");
+  return 0;
+}
+
+#define ARG(k, i, v) OCL(clSetKernelArg((k), (i), sizeof(v), &(v)), "kernel argument")
+
+static int ocl_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
+{
+  ocl *o = be->impl;
+  size_t nn = (size_t)o->nn, ne = (size_t)o->ne;
+  CRD_CALL(put(o, o->d, 3 * nn * sizeof(double), pb->d, "write d"));
+  CRD_CALL(put(o, o->p, 3 * nn * sizeof(double), pb->p, "write p"));
+  CRD_CALL(put(o, o->l, nn * sizeof(int), pb->l, "write l"));
+  cl_kernel k = o->k_static;
+  int nei = o->ne;
+  ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d);
+  ARG(k, 6, o->p); ARG(k, 7, o->l); ARG(k, 8, o->mat); ARG(k, 9, o->fe); ARG(k, 10, o->ke); ARG(k, 11, o->ue);
+  ARG(k, 12, o->kind);
+  CRD_CALL(elems(o, k));
+  CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fe, o->F));
+  if (want_K) CRD_CALL(gather(o, o->nnz, o->kptr, o->kidx, o->ke, o->K));
+  CRD_CALL(get(o, o->kind, ne * sizeof(int), o->kind_h, "read element status"));
+  CRD_CALL(get(o, o->ue, ne * sizeof(double), pb->ue, "read energies"));
+  CRD_CALL(get(o, o->fe, 20 * ne * sizeof(double), pb->fe, "read element forces"));
+  CRD_CALL(get(o, o->F, (size_t)o->neq * sizeof(double), F, "read F"));
+  if (want_K) CRD_CALL(get(o, o->K, (size_t)o->nnz * sizeof(double), pb->K->val, "read K"));
+  if (want_K && be->keep_elements) CRD_CALL(get(o, o->ke, 210 * ne * sizeof(double), pb->ke, "read ke"));
+  OCL(clFinish(o->q), "clFinish");
+  for (int e = 0; e < o->ne; ++e)
+    if (o->kind_h[e]) return crd_backend_elem_error(pb, e, o->kind_h[e]);
+  double Utot = 0.0, fn = 0.0;
+  for (size_t a = 0; a < 20 * ne; ++a) fn += pb->fe[a] * pb->fe[a];
+  pb->fe_norm = sqrt(fn);
+  for (size_t e = 0; e < ne; ++e) Utot += pb->ue[e];
+  for (int i = 0; i < pb->neq; ++i)
+    if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "internal force not finite at equation %d", i);
+  *U = Utot;
+  return 0;
+}
+
+static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, int want_K, crd_mid_out *out)
+{
+  ocl *o = be->impl;
+  size_t nn = (size_t)o->nn, ne = (size_t)o->ne, d3 = 3 * nn * sizeof(double);
+  if (want_K && !o->E) CRD_CALL(mk(o, 400 * ne * sizeof(double), NULL, &o->E, "E"));
+  if (in->C != o->C_host) {
+    CRD_CALL(put(o, o->C, 16 * ne * sizeof(double), in->C, "write C"));
+    o->C_host = in->C;
+  }
+  CRD_CALL(put(o, o->d, d3, pb->d, "write d"));
+  CRD_CALL(put(o, o->p, d3, pb->p, "write p"));
+  CRD_CALL(put(o, o->l, nn * sizeof(int), pb->l, "write l"));
+  CRD_CALL(put(o, o->d0, d3, in->d0, "write d0"));
+  CRD_CALL(put(o, o->pa, d3, in->pa, "write pa"));
+  CRD_CALL(put(o, o->df, d3, in->df, "write df"));
+  CRD_CALL(put(o, o->pf, d3, in->pf, "write pf"));
+  CRD_CALL(put(o, o->am, 5 * nn * sizeof(double), in->am, "write am"));
+  CRD_CALL(put(o, o->wam, d3, in->wam, "write wam"));
+  CRD_CALL(put(o, o->Bs, 2 * d3, in->Bs, "write Bs"));
+  cl_kernel k = o->k_mid;
+  int nei = o->ne;
+  cl_mem E = o->E ? o->E : o->ke; /* not written unless want_K */
+  double cf = in->cf, cm = in->cm;
+  ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d0);
+  ARG(k, 6, o->pa); ARG(k, 7, o->d); ARG(k, 8, o->p); ARG(k, 9, o->df); ARG(k, 10, o->pf); ARG(k, 11, o->am);
+  ARG(k, 12, o->wam); ARG(k, 13, o->Bs); ARG(k, 14, o->l); ARG(k, 15, o->C); ARG(k, 16, o->mat);
+  ARG(k, 17, cf); ARG(k, 18, cm); ARG(k, 19, o->fe); ARG(k, 20, o->fin); ARG(k, 21, o->ke); ARG(k, 22, E);
+  ARG(k, 23, o->ue); ARG(k, 24, o->kind);
+  CRD_CALL(elems(o, k));
+  CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fe, o->F));
+  CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fin, o->Fin));
+  if (want_K) CRD_CALL(gather(o, o->nnz, o->kptr, o->kidx, o->ke, o->K));
+  CRD_CALL(get(o, o->kind, ne * sizeof(int), o->kind_h, "read element status"));
+  CRD_CALL(get(o, o->ue, ne * sizeof(double), pb->ue, "read energies"));
+  CRD_CALL(get(o, o->fe, 20 * ne * sizeof(double), out->fg_e, "read element forces"));
+  CRD_CALL(get(o, o->fin, 20 * ne * sizeof(double), out->fin_e, "read element inertia forces"));
+  CRD_CALL(get(o, o->F, (size_t)o->neq * sizeof(double), out->Fi, "read Fi"));
+  CRD_CALL(get(o, o->Fin, (size_t)o->neq * sizeof(double), out->Fin, "read Fin"));
+  if (want_K) {
+    CRD_CALL(get(o, o->K, (size_t)o->nnz * sizeof(double), pb->K->val, "read K"));
+    CRD_CALL(get(o, o->E, 400 * ne * sizeof(double), out->E_e, "read E"));
+    if (be->keep_elements) CRD_CALL(get(o, o->ke, 210 * ne * sizeof(double), pb->ke, "read ke"));
+  }
+  OCL(clFinish(o->q), "clFinish");
+  for (int e = 0; e < o->ne; ++e)
+    if (o->kind_h[e]) return crd_backend_mid_error(pb, e);
+  double Ut = 0.0, fn = 0.0;
+  for (size_t e = 0; e < ne; ++e) {
+    Ut += pb->ue[e];
+    const double *fin = out->fin_e + 20 * e, *fg = out->fg_e + 20 * e;
+    for (int a = 0; a < 20; ++a) fn += fg[a] * fg[a] + fin[a] * fin[a];
+  }
+  pb->fe_norm = sqrt(fn);
+  out->U = Ut;
+  return 0;
+}
+
+static const crd_backend_ops ocl_ops = {"opencl", ocl_destroy, ocl_eval, ocl_eval_mid};
+
+int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
+{
+  *out = NULL;
+  ocl_dev devs[64];
+  int nd = list_all(devs, 64);
+  if (nd == 0)
+    return CRD_ERR(CRD_ERR_BACKEND, "--backend opencl: no OpenCL device found (no platform or ICD; on Debian: "
+                   "apt-get install pocl-opencl-icd for the CPU, or the GPU vendor's ICD)");
+  int pick = device;
+  if (pick < 0) {
+    for (int i = 0; i < nd && pick < 0; ++i)
+      if (has_fp64(devs[i].dev)) pick = i;
+    if (pick < 0)
+      return CRD_ERR(CRD_ERR_BACKEND, "--backend opencl: none of the %d OpenCL devices supports double precision "
+                     "(cl_khr_fp64), which crdyn requires (see `crdyn devices`)", nd);
+  }
+  if (pick >= nd)
+    return CRD_ERR(CRD_ERR_INPUT, "--device %d: there are %d OpenCL devices (0..%d; see `crdyn devices`)", pick, nd,
+                   nd - 1);
+  cl_device_id dev = devs[pick].dev;
+  char dname[200] = "";
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+  if (!has_fp64(dev))
+    return CRD_ERR(CRD_ERR_BACKEND, "--device %d (%s): no double precision (cl_khr_fp64), which crdyn requires; "
+                   "choose another device (see `crdyn devices`)", pick, dname);
+  if (pb->K->nnz >= 2147483647LL || 210LL * pb->ne >= 2147483647LL)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "--backend opencl: the model is too large for 32-bit gather indices");
+  ocl *o;
+  CRD_CALL(CRD_CALLOC(1, &o));
+  o->ne = pb->ne;
+  o->nn = pb->nn;
+  o->neq = pb->neq;
+  o->nnz = (int)pb->K->nnz;
+  int rc = 0;
+  cl_int err;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)devs[pick].plat, 0};
+  o->ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    rc = CRD_ERR(CRD_ERR_BACKEND, "opencl: clCreateContext on device %d (%s): %s", pick, dname, cl_errstr(err));
+    goto fail;
+  }
+  o->q = clCreateCommandQueue(o->ctx, dev, 0, &err);
+  if (err != CL_SUCCESS) {
+    rc = CRD_ERR(CRD_ERR_BACKEND, "opencl: clCreateCommandQueue on device %d (%s): %s", pick, dname, cl_errstr(err));
+    goto fail;
+  }
+  if ((rc = CRD_CALLOC(pb->ne, &o->kind_h)) || (rc = build_program(o, dev, dname)) || (rc = upload_model(o, pb)))
+    goto fail;
+  crd_backend *be;
+  if ((rc = CRD_CALLOC(1, &be))) goto fail;
+  be->ops = &ocl_ops;
+  be->impl = o;
+  snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %s", pick, dname);
+  *out = be;
+  return 0;
+fail:
+  ocl_free(o);
+  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+}
+
+#endif /* CRD_HAVE_OPENCL */
