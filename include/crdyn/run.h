@@ -62,5 +62,6 @@ void crd_run_progress(crd_run *r, const char *fmt, ...) __attribute__((format(pr
 int crd_static_run(crd_run *r);
 int crd_dynamic_run(crd_run *r);   /* dynamic.c */
 int crd_modal_run(crd_run *r);     /* modal.c */
+int crd_rigid_run(crd_run *r);     /* rigid_run.c: a model of rigid bodies only */
 
 #endif

@@ -270,9 +270,18 @@ int crd_run_case(const crd_run_opts *opts)
   crd_model *m = r->m;
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
   const char *be = opts->backend ? opts->backend : m->backend;
-  if (m->nbodies > 0) {
-    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies are not supported by this version yet",
-                 m->case_path);
+  if (m->nbodies > 0 && m->ne > 0) {
+    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies together with a shell mesh (tie) are not "
+                 "supported by this version yet; a model of rigid bodies alone runs", m->case_path);
+    goto out;
+  }
+  if (m->ne == 0) { /* rigid bodies only */
+    if (strcmp(be, "cpu") && strcmp(be, "auto")) {
+      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: backend '%s': a model of rigid bodies only runs on the cpu backend",
+                   m->case_path, be);
+      goto out;
+    }
+    rc = crd_rigid_run(r);
     goto out;
   }
   int nthreads = opts->threads;
