@@ -11,6 +11,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
           "usage: crdyn run CASE [--out DIR] [--backend cpu|auto] [--threads N] [--quiet]\n"
+          "                 [--restart DIR/checkpoint.crd]   continue a dynamic run from its checkpoint\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
           "                             plots of OUTDIR/history.csv (energies, momenta, probes, Newton)\n"
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
     const char *a = argv[i];
     if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
     else if (!strcmp(a, "--backend") && i + 1 < argc) o.backend = argv[++i];
+    else if (!strcmp(a, "--restart") && i + 1 < argc) o.restart_path = argv[++i];
     else if (!strcmp(a, "--threads") && i + 1 < argc) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -74,6 +76,10 @@ int main(int argc, char **argv)
   }
   if (!o.case_path) { fprintf(stderr, "crdyn: no case file given\n"); usage(stderr); return 2; }
   int rc = crd_run_case(&o);
+  if (rc == CRD_ERR_INTERRUPTED) { /* not an error: stopped on request, resumable */
+    fprintf(stderr, "crdyn: %s\n", crd_err_message());
+    return 130;
+  }
   if (rc) {
     fprintf(stderr, "crdyn: error: %s\n", crd_err_message());
     if (getenv("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());
