@@ -51,6 +51,7 @@ typedef struct crd_run {
   int nckpt, ckpt_step;     /* checkpoints written, step of the last (-1: none) */
   double wall_before;       /* wall seconds of the runs before a restart */
   int test_sigint_step;     /* CRDYN_TEST_SIGINT_STEP: raise SIGINT after that step (tests) */
+  int test_sigkill_step;    /* CRDYN_TEST_SIGKILL_STEP: die (SIGKILL) after that step, a crash (tests) */
   int test_nan_step;        /* CRDYN_TEST_NAN_STEP: a NaN external force from that step on (tests) */
   const char *fail_status;  /* "failed" or "interrupted" for summary.json; NULL: running */
   struct {                  /* modal, for the summary */

@@ -191,8 +191,11 @@ int crd_dyn_step_end(crd_run *r, crd_dyn *dy)
   int sig = got_signal;
   int due = sig || (o->checkpoint_every_steps > 0 && dy->step % o->checkpoint_every_steps == 0) ||
             (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds);
+  if (due) CRD_CALL(crd_dyn_checkpoint_write(r, dy));
+  /* a crash after this step: rows and frames written after the last
+   * checkpoint must be cut off by the restart (tests) */
+  if (r->test_sigkill_step > 0 && dy->step == r->test_sigkill_step) raise(SIGKILL);
   if (!due) return 0;
-  CRD_CALL(crd_dyn_checkpoint_write(r, dy));
   if (sig)
     return CRD_ERR(CRD_ERR_INTERRUPTED, "interrupted (%s) at step %d (t = %.9g), checkpoint written to %s; "
                    "continue with: crdyn run %s --restart %s", sig == SIGTERM ? "SIGTERM" : "SIGINT", dy->step,

@@ -247,6 +247,8 @@ int crd_run_case(const crd_run_opts *opts)
   /* test hooks (tests/cli/restart.sh, watchdog.sh): not for users */
   const char *hook = getenv("CRDYN_TEST_SIGINT_STEP");
   r->test_sigint_step = hook ? atoi(hook) : 0;
+  hook = getenv("CRDYN_TEST_SIGKILL_STEP");
+  r->test_sigkill_step = hook ? atoi(hook) : 0;
   hook = getenv("CRDYN_TEST_NAN_STEP");
   r->test_nan_step = hook ? atoi(hook) : 0;
   if (opts->restart_path) {
