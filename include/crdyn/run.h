@@ -52,6 +52,7 @@ typedef struct crd_run {
   double wall_before;       /* wall seconds of the runs before a restart */
   int test_sigint_step;     /* CRDYN_TEST_SIGINT_STEP: raise SIGINT after that step (tests) */
   int test_sigkill_step;    /* CRDYN_TEST_SIGKILL_STEP: die (SIGKILL) after that step, a crash (tests) */
+  int test_energy_step;     /* CRDYN_TEST_ENERGY_STEP: implicit steps gain energy from that step on (tests) */
   int test_nan_step;        /* CRDYN_TEST_NAN_STEP: a NaN external force from that step on (tests) */
   const char *fail_status;  /* "failed" or "interrupted" for summary.json; NULL: running */
   struct {                  /* modal, for the summary */

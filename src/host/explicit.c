@@ -263,12 +263,12 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     double E = dy->kinetic + dy->strain - (r->wext + dW);
     double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(r->wext + dW)));
     if (scale > 0) dy->cur.n_scaled++;
-    if (pb->npres == 0 && dy->cur.n_scaled > CRD_WATCH_EXPLICIT_GRACE &&
-        fabs(E - dy->cur.E_start) > CRD_WATCH_EXPLICIT_BALANCE * scale) {
+    double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
+    if (pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale) {
       char why[256];
-      snprintf(why, sizeof why, "energy balance error %.3g (%.3g of the energy scale %.3g, limit %g): unstable "
+      snprintf(why, sizeof why, "energy balance error %.3g (%.3g of the energy scale %.3g, limit %.3g): unstable "
                "step %.4g (stable estimate %.4g)?", E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale,
-               CRD_WATCH_EXPLICIT_BALANCE, dt, dy->dt_auto);
+               lim, dt, dy->dt_auto);
       rc = explicit_failed(dy, istage, t1, why);
       goto out;
     }

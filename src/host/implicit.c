@@ -456,8 +456,13 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       break;
     }
     if (it >= st->max_iterations) {
+      int kmax = 0, slot;
+      for (int i = 1; i < n; ++i)
+        if (fabs(w->R[i]) > fabs(w->R[kmax])) kmax = i;
+      int node = n > 0 ? crd_problem_eq_node(pb, kmax, &slot) : -1;
       rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
-                       "Newton did not converge in %d iterations (residual %.3g relative)", it, *res / ref);
+                       "Newton did not converge in %d iterations (residual %.3g relative, largest at node %d, %s %d)",
+                       it, *res / ref, node, slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3);
       break;
     }
     double tf0 = crd_wtime();
@@ -536,6 +541,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     rc = ga_step(r, dy, &w, st, &g, dy->t, h, &iters, &res, &U);
     double E = 0.0, scale = dy->cur.E_scale;
     if (rc == 0) {
+      crd_dyn_test_energy(r, dy->step + 1, dy, pb);
       /* energy watchdog, before the step is accepted: with no external
        * power the total energy must not rise (rho_inf <= 1) */
       crd_dyn_measure(dy, pb);

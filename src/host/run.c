@@ -249,6 +249,8 @@ int crd_run_case(const crd_run_opts *opts)
   r->test_sigint_step = hook ? atoi(hook) : 0;
   hook = getenv("CRDYN_TEST_SIGKILL_STEP");
   r->test_sigkill_step = hook ? atoi(hook) : 0;
+  hook = getenv("CRDYN_TEST_ENERGY_STEP");
+  r->test_energy_step = hook ? atoi(hook) : 0;
   hook = getenv("CRDYN_TEST_NAN_STEP");
   r->test_nan_step = hook ? atoi(hook) : 0;
   if (opts->restart_path) {

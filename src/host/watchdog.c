@@ -44,3 +44,12 @@ void crd_dyn_test_nan(const crd_run *r, int step, double *Fext, int n)
     }
   if (n > 0) Fext[0] = NAN;
 }
+
+void crd_dyn_test_energy(const crd_run *r, int step, crd_dyn *dy, const crd_problem *pb)
+{
+  if (r->test_energy_step <= 0 || step < r->test_energy_step) return;
+  for (size_t k = 0; k < 3 * (size_t)pb->nn; ++k) {
+    dy->v[k] *= 1.01;
+    dy->w[k] *= 1.01;
+  }
+}
