@@ -265,7 +265,12 @@ int crd_ckpt_open(const char *path, crd_ckpt **out)
       BAD("%s: checkpoint truncated at byte %zu (no end section: the file was cut short)", path, off);
     ckpt_sec s;
     memcpy(s.name, b + off, CKPT_NAME);
-    if (s.name[CKPT_NAME - 1] != 0) BAD("%s: corrupt checkpoint: bad section name at byte %zu", path, off);
+    /* names are NUL-padded: bytes after the first NUL must be NUL too (the
+     * end section's own header is not under the checksum) */
+    size_t nl = strnlen(s.name, CKPT_NAME);
+    int padded_ok = nl > 0 && nl < CKPT_NAME;
+    for (size_t k = nl; k < CKPT_NAME && padded_ok; ++k) padded_ok = s.name[k] == 0;
+    if (!padded_ok) BAD("%s: corrupt checkpoint: bad section name at byte %zu", path, off);
     uint64_t len;
     memcpy(&len, b + off + CKPT_NAME, 8);
     s.off = off + CKPT_NAME + 8;

@@ -95,6 +95,19 @@ CRDYN_TEST_SIGINT_STEP=$k2 "$CRDYN" run "$S2" --out "$out" --quiet --restart "$o
 check "[ $rc1 -eq 130 ] && [ $rc2 -eq 0 ] && same_outputs '$T/s2_ref' '$out'" \
   "two stages: stopped at $k1 and again at $k2, restarted twice: outputs byte-identical"
 
+# SIGTERM (a batch system's stop) the same way, after a short delay
+"$CRDYN" run "$S2" --out "$T/s2_term" --quiet >"$T/term.1" 2>&1 &
+pid=$!
+sleep 0.15; kill -TERM "$pid" 2>/dev/null; wait "$pid"; rc1=$?
+if [ -f "$T/s2_term/checkpoint.crd" ]; then
+  echo "# SIGTERM: $(cat "$T/term.1")"
+  "$CRDYN" run "$S2" --out "$T/s2_term" --quiet --restart "$T/s2_term/checkpoint.crd" >/dev/null 2>&1; rc2=$?
+  check "[ $rc1 -eq 130 ] && grep -q 'interrupted (SIGTERM)' '$T/term.1' && [ $rc2 -eq 0 ] && same_outputs '$T/s2_ref' '$T/s2_term'" \
+    "two stages: kill -TERM (exit $rc1), restarted: outputs byte-identical"
+else
+  check "[ $rc1 -eq 0 ] && same_outputs '$T/s2_ref' '$T/s2_term'" "two stages: kill -TERM came after the end (exit $rc1)"
+fi
+
 # --- checkpoint_every (steps) and a crash ------------------------------------
 "$CRDYN" run "$SC" --out "$T/sc_ref" --quiet >/dev/null 2>&1; rc=$?
 check "[ $rc -eq 0 ] && cmp -s '$T/s2_ref/history.csv' '$T/sc_ref/history.csv' && grep -q '\"written\":.*$((ns2 / 500))' '$T/sc_ref/summary.json'" \
