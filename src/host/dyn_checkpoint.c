@@ -30,6 +30,8 @@ void crd_dyn_signals_install(void)
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
+  /* once: a second Ctrl-C while the step finishes kills the run at once */
+  sa.sa_flags = SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
   got_signal = 0;
   sigaction(SIGINT, &sa, &old_int);
