@@ -32,6 +32,21 @@ typedef struct crd_dyn {
   double max_energy_residual;          /* largest |dE - W| / E per implicit step (rho_inf = 1) */
   double rot_mass_scaling;             /* explicit director inertia factor in use (1 = none) */
   double dt_auto;                      /* last explicit stable step estimate */
+  /* where the stage in progress stands: what a checkpoint needs beyond the
+   * state to continue bitwise (dyn_checkpoint.c) */
+  struct {
+    int stage;                         /* index of the stage in progress */
+    int resume;                        /* 1: continue this stage from a checkpoint (skip its start) */
+    double dt;                         /* implicit: step size in use (after cuts); explicit: the step */
+    int good;                          /* implicit: accepted steps since the last cut (regrowth) */
+    double E_prev;                     /* implicit: total energy at the last step */
+    double x_roundoff;                 /* implicit: position round-off of the stage's start */
+    int n, nsteps;                     /* explicit: steps taken / total in this stage */
+    double t0;                         /* explicit: stage start time */
+    double E_scale;                    /* watchdog: largest K + U + |W| seen in the stage */
+    double E_start;                    /* watchdog (explicit): total energy at the stage start */
+    int n_scaled;                      /* watchdog (explicit): steps since the energy scale became nonzero */
+  } cur;
 } crd_dyn;
 
 int crd_dyn_create(const crd_problem *pb, crd_dyn **dy);
@@ -52,6 +67,49 @@ void crd_dyn_pair(const crd_problem *pb, int i, const double *vec3, double *ab);
 /* Assemble the mass matrix of the current state into A (same pattern as
  * pb->K), scaled by cm and added. */
 void crd_dyn_assemble_mass(const crd_dyn *dy, const crd_problem *pb, crd_csr *A, double cm);
+
+/* After each accepted step (the cursor dy->cur up to date): a checkpoint
+ * when checkpoint_every says so or a signal arrived; CRD_ERR_INTERRUPTED
+ * after a signal's checkpoint (dyn_checkpoint.c). */
+int crd_dyn_step_end(crd_run *r, crd_dyn *dy);
+int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy);
+/* The state of r->restart into dy and r->pb (sizes and case checked). */
+int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy);
+/* SIGINT/SIGTERM: the handlers only set a flag, read by crd_dyn_step_end. */
+void crd_dyn_signals_install(void);
+void crd_dyn_signals_restore(void);
+int crd_dyn_interrupted(void);
+/* Watchdogs (watchdog.c, README "Watchdogs").  An implicit step with no
+ * external power (and no prescribed motion) whose total energy rises by
+ * more than CRD_WATCH_ENERGY_RISE times the energy scale is refused and
+ * cut: the scheme (rho_inf <= 1) must not gain energy, and its measured
+ * rises (quasi energy-momentum, rho_inf = 0.8 on the flying plate) stay
+ * below 1.1e-4.  An explicit stage whose energy balance |E - E_start|
+ * exceeds CRD_WATCH_EXPLICIT_BALANCE times the scale stops (start-up:
+ * 4 / n^2 times it, n steps after the energy became nonzero, whichever is
+ * larger).  Central difference within its stable step: the strip pulse
+ * from rest has 1, 0.23, 0.11, 0.06, 0.04 at steps 1..5 and 0.0099 at 10
+ * (the start-up of the trapezoidal work, about 1/n^2), 3.5e-4 at 50,
+ * 8e-5 at 100 (mass scaling 100); without mass scaling at most 2.3e-3
+ * after step 20 up to dt = the stable estimate.  An unstable step grows
+ * the error exponentially to order 1: dt = 1.02, 1.1, 2 times the
+ * estimate are caught at steps 26, 9, 5, while the elements are sound. */
+#define CRD_WATCH_ENERGY_RISE 1e-3
+#define CRD_WATCH_EXPLICIT_BALANCE 0.02
+/* The first node whose state or rates are not finite (-1: none). */
+int crd_dyn_nonfinite_node(const crd_dyn *dy, const crd_problem *pb);
+/* The first equation of F (n) that is not finite (-1: none), and the node
+ * and slot of an equation. */
+int crd_nonfinite_eq(const double *F, int n);
+int crd_problem_eq_node(const crd_problem *pb, int eq, int *slot);
+/* Test hook CRDYN_TEST_NAN_STEP=k (r->test_nan_step): from step k on the
+ * first nonzero external force is NaN, a planted NaN load (JSON cannot
+ * hold one). */
+void crd_dyn_test_nan(const crd_run *r, int step, double *Fext, int n);
+/* Test hook CRDYN_TEST_ENERGY_STEP=k: from step k on, every implicit step
+ * the integrator converged gains 1 % of velocity (energy from nowhere),
+ * for the energy watchdog. */
+void crd_dyn_test_energy(const crd_run *r, int step, crd_dyn *dy, const crd_problem *pb);
 
 /* One stage each; they advance dy->t to st->t_end, recording history rows. */
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);

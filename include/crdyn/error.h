@@ -19,7 +19,8 @@ enum {
   CRD_ERR_IO = -3,
   CRD_ERR_BACKEND = -4,
   CRD_ERR_UNSUPPORTED = -5,
-  CRD_ERR_NUMERIC = -6
+  CRD_ERR_NUMERIC = -6,
+  CRD_ERR_INTERRUPTED = -7   /* SIGINT/SIGTERM: stopped after a checkpoint */
 };
 
 /* Set the message (printf-style) and return code. */

@@ -24,6 +24,13 @@ int crd_history_row(crd_history *h, int step, double time, double load_factor, i
                     double residual, const double energy[4], const double L[3], const double J[3],
                     const double *extra);
 int crd_history_close(crd_history **h, int complete);
+/* Bytes written so far (header included) and their FNV-1a 64 hash: what a
+ * checkpoint records so that a restart can continue the same file. */
+void crd_history_mark(const crd_history *h, int64_t *offset, uint64_t *hash);
+/* Restart: reopen dir/history.csv.part (or history.csv, renamed back),
+ * check that its first `offset` bytes hash to `hash`, cut it there and
+ * append from there on. */
+int crd_history_resume(const char *dir, int ncols_extra, int64_t offset, uint64_t hash, crd_history **h);
 
 /* One VTU frame (UnstructuredGrid, VTK_QUAD cells, ASCII or base64
  * appended-free binary-inline; readable by ParaView). */
@@ -41,6 +48,10 @@ int crd_vtu_write(const char *path, int nn, const double *x /* 3*nn current */, 
 typedef struct crd_pvd crd_pvd;
 int crd_pvd_create(const char *dir, crd_pvd **p);
 int crd_pvd_add(crd_pvd *p, double time, const char *relfile);
+/* The <DataSet> lines so far (checkpoint), and a collection set back to
+ * them (restart; written at once). */
+const char *crd_pvd_entries(const crd_pvd *p, size_t *len);
+int crd_pvd_restore(crd_pvd *p, const char *entries, size_t len);
 void crd_pvd_destroy(crd_pvd **p);
 
 #endif

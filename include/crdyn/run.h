@@ -16,13 +16,17 @@ typedef struct crd_run_opts {
   int quiet;                /* no progress lines */
   int check_only;           /* validate and summarise, run nothing */
   int timing;               /* per-phase timing table in the log and summary.json */
+  const char *restart_path; /* --restart FILE: continue from that checkpoint */
 } crd_run_opts;
+
+struct crd_ckpt;
 
 typedef struct crd_run {
   const crd_run_opts *opts;
   crd_model *m;
   crd_problem *pb;
   crd_loads *loads;
+  char ckpt_path[CRD_PATH_MAX + 32]; /* DIR/checkpoint.crd (before dir: see run.c's snprintf bounds) */
   char dir[CRD_PATH_MAX];
   crd_history *hist;
   crd_pvd *pvd;
@@ -40,7 +44,20 @@ typedef struct crd_run {
   struct {                  /* dynamics, for the summary */
     int implicit_steps, explicit_steps;
     double max_energy_residual, rot_mass_scaling, dt_stable;
+    int step;               /* last accepted step and its time */
+    double t;
   } dyn;
+  /* checkpoints (checkpoint.h, dyn_checkpoint.c) */
+  uint64_t case_hash;       /* FNV-1a 64 of the case file */
+  struct crd_ckpt *restart; /* the checkpoint a restart continues, NULL otherwise */
+  double ckpt_wall;         /* wall clock of the last checkpoint (or of the start) */
+  int nckpt, ckpt_step;     /* checkpoints written, step of the last (-1: none) */
+  double wall_before;       /* wall seconds of the runs before a restart */
+  int test_sigint_step;     /* CRDYN_TEST_SIGINT_STEP: raise SIGINT after that step (tests) */
+  int test_sigkill_step;    /* CRDYN_TEST_SIGKILL_STEP: die (SIGKILL) after that step, a crash (tests) */
+  int test_energy_step;     /* CRDYN_TEST_ENERGY_STEP: implicit steps gain energy from that step on (tests) */
+  int test_nan_step;        /* CRDYN_TEST_NAN_STEP: a NaN external force from that step on (tests) */
+  const char *fail_status;  /* "failed" or "interrupted" for summary.json; NULL: running */
   struct {                  /* modal, for the summary */
     int nmodes, nrigid;
     double f1;

@@ -98,6 +98,7 @@ double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double r
 
 typedef struct ex_work {
   double *Fi, *Fe, *vh, *wh;
+  int step;            /* the step being computed (test hook) */
 } ex_work;
 
 /* Accelerations a, wa of the current state; w_pred: the normal rates used in
@@ -108,6 +109,7 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
   double U, t0 = crd_wtime();
   CRD_CALL(crd_problem_eval(pb, 0, x->Fi, &U));
   CRD_CALL(crd_loads_assemble(r->loads, pb, t, 0, x->Fe, 0));
+  crd_dyn_test_nan(r, x->step, x->Fe, pb->neq);
   r->time_eval += crd_wtime() - t0;
   dy->strain = U;
   for (int i = 0; i < pb->nn; ++i) {
@@ -167,26 +169,50 @@ static void advance(crd_problem *pb, ex_work *x, double dt, double t1)
   crd_problem_switch_pairs(pb);
 }
 
+/* An explicit step cannot be cut (the step is fixed by stability): a
+ * watchdog stops the stage, naming the step and where. */
+static int explicit_failed(const crd_dyn *dy, int istage, double t1, const char *why_in)
+{
+  char why[1024]; /* why_in may be the error buffer itself */
+  snprintf(why, sizeof why, "%s", why_in);
+  return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: %s", istage, dy->step + 1, t1,
+                 why);
+}
+
 int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
 {
   crd_problem *pb = r->pb;
   size_t n3 = 3 * (size_t)pb->nn;
   double s = st->mass_scaling > 0 ? st->mass_scaling : 1.0;
+  int resume = dy->cur.resume && dy->cur.stage == istage, nsteps, n0 = 0;
+  dy->cur.resume = 0;
+  dy->cur.stage = istage;
   dy->rot_mass_scaling = s;
-  double dt_stable = crd_explicit_stable_dt(dy, pb, s);
-  dy->dt_auto = dt_stable;
-  double dt = st->dt_auto ? st->safety * dt_stable : st->dt;
-  if (!(dt > 0) || !isfinite(dt))
-    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
-                   pb->m->case_path, istage);
-  int nsteps = (int)ceil((st->t_end - dy->t) / dt - 1e-9);
-  if (nsteps < 1) return 0;
-  dt = (st->t_end - dy->t) / nsteps;
-  if (!r->opts->quiet)
-    printf("stage %d explicit: dt = %.4g (stable estimate %.4g%s), %d steps, rotational mass scaling %g\n",
-           istage, dt, dt_stable, st->dt_auto ? "" : ", given", nsteps, s);
-  if (dt > dt_stable)
-    crd_run_progress(r, "warning: stage %d: dt %.4g exceeds the stable estimate %.4g", istage, dt, dt_stable);
+  double dt, t0 = dy->t;
+  if (resume) { /* a restart: the step and the count were fixed at the stage's start */
+    dt = dy->cur.dt;
+    nsteps = dy->cur.nsteps;
+    n0 = dy->cur.n;
+    t0 = dy->cur.t0;
+  } else {
+    double dt_stable = crd_explicit_stable_dt(dy, pb, s);
+    dy->dt_auto = dt_stable;
+    dt = st->dt_auto ? st->safety * dt_stable : st->dt;
+    if (!(dt > 0) || !isfinite(dt))
+      return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
+                     pb->m->case_path, istage);
+    nsteps = (int)ceil((st->t_end - dy->t) / dt - 1e-9);
+    if (nsteps < 1) return 0;
+    dt = (st->t_end - dy->t) / nsteps;
+    if (!r->opts->quiet)
+      printf("stage %d explicit: dt = %.4g (stable estimate %.4g%s), %d steps, rotational mass scaling %g\n",
+             istage, dt, dt_stable, st->dt_auto ? "" : ", given", nsteps, s);
+    if (dt > dt_stable)
+      crd_run_progress(r, "warning: stage %d: dt %.4g exceeds the stable estimate %.4g", istage, dt, dt_stable);
+  }
+  dy->cur.dt = dt;
+  dy->cur.nsteps = nsteps;
+  dy->cur.t0 = t0;
   ex_work x;
   memset(&x, 0, sizeof x);
   int rc = 0;
@@ -195,10 +221,19 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     goto out;
   }
   int every = nsteps > 20 ? nsteps / 20 : 1;
-  double t0 = dy->t;
-  if ((rc = accelerations(r, dy, &x, dy->t, s, dy->w))) goto out;
+  if (!resume) {
+    x.step = dy->step;
+    if ((rc = accelerations(r, dy, &x, dy->t, s, dy->w))) {
+      rc = explicit_failed(dy, istage, dy->t, crd_err_message());
+      goto out;
+    }
+    crd_dyn_measure_lumped(dy, pb, s);
+    dy->cur.E_start = dy->kinetic + dy->strain - r->wext;
+    dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
+    dy->cur.n_scaled = 0;
+  }
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
-  for (int n = 1; n <= nsteps; ++n) {
+  for (int n = n0 + 1; n <= nsteps; ++n) {
     for (size_t k = 0; k < n3; ++k) {
       x.vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
       x.wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
@@ -207,22 +242,50 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     advance(pb, &x, dt, t1);
     /* rates predicted at t_{n+1} for f_m, then the accelerations there */
     for (size_t k = 0; k < n3; ++k) dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
-    if ((rc = accelerations(r, dy, &x, t1, s, dy->w))) goto out;
+    x.step = dy->step + 1;
+    if ((rc = accelerations(r, dy, &x, t1, s, dy->w))) {
+      rc = explicit_failed(dy, istage, t1, crd_err_message());
+      goto out;
+    }
     for (size_t k = 0; k < n3; ++k) {
       dy->v[k] = x.vh[k] + 0.5 * dt * dy->a[k];
       dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
     }
+    /* watchdogs before the step is recorded */
+    int bad = crd_dyn_nonfinite_node(dy, pb);
+    if (bad >= 0) {
+      char why[128];
+      snprintf(why, sizeof why, "the state or rates of node %d are not finite", bad);
+      rc = explicit_failed(dy, istage, t1, why);
+      goto out;
+    }
+    crd_dyn_measure_lumped(dy, pb, s);
+    double dW = crd_loads_work(r->loads, pb, r->t_prev, t1, 0, r->d_prev, r->p_prev);
+    double E = dy->kinetic + dy->strain - (r->wext + dW);
+    double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(r->wext + dW)));
+    if (scale > 0) dy->cur.n_scaled++;
+    double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
+    if (pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale) {
+      char why[256];
+      snprintf(why, sizeof why, "energy balance error %.3g (%.3g of the energy scale %.3g, limit %.3g): unstable "
+               "step %.4g (stable estimate %.4g)?", E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale,
+               lim, dt, dy->dt_auto);
+      rc = explicit_failed(dy, istage, t1, why);
+      goto out;
+    }
+    dy->cur.E_scale = scale;
     dy->t = t1;
     dy->step++;
     dy->explicit_steps++;
     r->steps++;
-    crd_dyn_measure_lumped(dy, pb, s);
     if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, 0, 0.0, dy->kinetic, dy->strain, dy->L, dy->J,
                              n == nsteps)))
       goto out;
     if (n % every == 0 || n == nsteps)
       crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", istage, dy->t, dy->step,
                        dy->kinetic + dy->strain - r->wext);
+    dy->cur.n = n;
+    if ((rc = crd_dyn_step_end(r, dy))) goto out;
   }
   r->time_explicit += crd_wtime() - tl - (r->time_output - to);
 out:

@@ -333,12 +333,25 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     pb->p = sp;
     r->time_eval += crd_wtime() - te;
     if (rc) break;
+    crd_dyn_test_nan(r, dy->step + 1, w->Fe, n);
     for (int i = 0; i < n; ++i) w->R[i] = w->Fin[i] + w->Fi[i] - w->Fe[i];
     *res = nrm(n, w->R);
     double ref = fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm));
     double dun = nrm(5 * (int)nn, w->du);
     *iters = it;
-    if (!isfinite(*res)) { rc = CRD_WARN_NEWTON_DIVERGED; break; }
+    if (!isfinite(*res)) { /* watchdog: name where it is */
+      int bad = crd_nonfinite_eq(w->R, n), slot, node = bad >= 0 ? crd_problem_eq_node(pb, bad, &slot) : -1;
+      const char *what = bad < 0 ? "" : crd_nonfinite_eq(w->Fe, n) == bad ? " (the external force)"
+                                      : crd_nonfinite_eq(w->Fi, n) == bad ? " (the internal force)" : " (the inertia force)";
+      if (node >= 0)
+        rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                         "non-finite residual at node %d, %s %d%s, Newton iteration %d", node,
+                         slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3, what, it);
+      else
+        rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                         "the residual norm overflowed (Newton iteration %d)", it);
+      break;
+    }
     /* converged on the residual, or on the increment once the residual has
      * reached the round-off floor of the element forces (stiffness times
      * the round-off of the positions, above tol * ref for stiff shells):
@@ -351,8 +364,13 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       break;
     }
     if (it >= st->max_iterations) {
+      int kmax = 0, slot;
+      for (int i = 1; i < n; ++i)
+        if (fabs(w->R[i]) > fabs(w->R[kmax])) kmax = i;
+      int node = n > 0 ? crd_problem_eq_node(pb, kmax, &slot) : -1;
       rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
-                       "Newton did not converge in %d iterations (residual %.3g relative)", it, *res / ref);
+                       "Newton did not converge in %d iterations (residual %.3g relative, largest at node %d, %s %d)",
+                       it, *res / ref, node, slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3);
       break;
     }
     double tf0 = crd_wtime();
@@ -381,6 +399,20 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
   return 0;
 }
 
+/* Back to the state at the start of the step after ga_step accepted it
+ * (a watchdog refused it): positions, normals, pairs and rates. */
+static void restore_all(crd_problem *pb, crd_dyn *dy, const im_work *w)
+{
+  restore(pb, w);
+  for (size_t i = 0; i < (size_t)pb->nn; ++i)
+    for (int c = 0; c < 3; ++c) {
+      dy->v[3 * i + c] = w->V0[5 * i + c];
+      dy->a[3 * i + c] = w->A0[5 * i + c];
+      dy->w[3 * i + c] = w->W0[3 * i + c];
+      dy->wa[3 * i + c] = w->WA0[3 * i + c];
+    }
+}
+
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
 {
   crd_problem *pb = r->pb;
@@ -388,15 +420,26 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   im_work w;
   memset(&w, 0, sizeof w);
   CRD_CALL(work_alloc(&w, pb->nn, pb->ne, pb->neq));
-  double xn = 0.0;
-  for (int i = 0; i < 3 * pb->nn; ++i) xn += pb->m->x[i] * pb->m->x[i] + pb->d[i] * pb->d[i];
-  w.x_roundoff = 64.0 * 2.2e-16 * sqrt(xn);
-  int rc = initial_accel(r, dy, &w, dy->t);
-  if (rc) goto out;
-  crd_dyn_measure(dy, pb);
-  double dt_nom = st->dt, dt = dt_nom, dt_min = dt_nom / 1024.0;
-  double E_prev = dy->kinetic + dy->strain - r->wext;
-  int good = 0, nsteps = (int)ceil((st->t_end - dy->t) / dt_nom - 1e-9), every = nsteps > 20 ? nsteps / 20 : 1;
+  int resume = dy->cur.resume && dy->cur.stage == istage, rc = 0, good = 0;
+  dy->cur.resume = 0;
+  dy->cur.stage = istage;
+  double dt_nom = st->dt, dt = dt_nom, dt_min = dt_nom / 1024.0, E_prev;
+  if (resume) { /* a restart: the stage's start was done before the checkpoint */
+    w.x_roundoff = dy->cur.x_roundoff;
+    dt = dy->cur.dt;
+    good = dy->cur.good;
+    E_prev = dy->cur.E_prev;
+  } else {
+    double xn = 0.0;
+    for (int i = 0; i < 3 * pb->nn; ++i) xn += pb->m->x[i] * pb->m->x[i] + pb->d[i] * pb->d[i];
+    w.x_roundoff = 64.0 * 2.2e-16 * sqrt(xn);
+    if ((rc = initial_accel(r, dy, &w, dy->t))) goto out;
+    crd_dyn_measure(dy, pb);
+    E_prev = dy->kinetic + dy->strain - r->wext;
+    dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
+  }
+  dy->cur.x_roundoff = w.x_roundoff;
+  int nsteps = (int)ceil((st->t_end - dy->t) / dt_nom - 1e-9), every = nsteps > 20 ? nsteps / 20 : 1;
   int k0 = dy->implicit_steps;
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   while (dy->t < st->t_end - 1e-9 * dt_nom) {
@@ -405,18 +448,35 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     int iters = 0;
     double res = 0.0, U = 0.0;
     rc = ga_step(r, dy, &w, st, &g, dy->t, h, &iters, &res, &U);
+    double E = 0.0, scale = dy->cur.E_scale;
+    if (rc == 0) {
+      crd_dyn_test_energy(r, dy->step + 1, dy, pb);
+      /* energy watchdog, before the step is accepted: with no external
+       * power the total energy must not rise (rho_inf <= 1) */
+      crd_dyn_measure(dy, pb);
+      double dW = crd_loads_work(r->loads, pb, r->t_prev, dy->t + h, 0, r->d_prev, r->p_prev);
+      E = dy->kinetic + U - (r->wext + dW);
+      scale = fmax(scale, fmax(dy->kinetic + U, fabs(r->wext + dW)));
+      if (dW == 0.0 && pb->npres == 0 && E - E_prev > CRD_WATCH_ENERGY_RISE * scale) {
+        restore_all(pb, dy, &w);
+        rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                         "the total energy rose by %.3g (%.3g of the energy scale %.3g, limit %g) with no "
+                         "external power", E - E_prev, (E - E_prev) / scale, scale, CRD_WATCH_ENERGY_RISE);
+      }
+    }
     if (rc > 0) {
-      char why[256];
+      char why[1024];
       snprintf(why, sizeof why, "%s", crd_err_message());
       dy->cuts++;
       r->cuts++;
       dt = 0.5 * h;
       if (dt < dt_min) {
-        rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (implicit): no convergence at t = %.9g even with dt = %.3g "
-                     "(floor dt/1024 = %.3g): %s", istage, dy->t, h, dt_min, why);
+        rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (implicit): step %d at t = %.9g failed even with dt = %.3g "
+                     "(floor dt/1024 = %.3g): %s", istage, dy->step + 1, dy->t, h, dt_min, why);
         goto out;
       }
-      crd_run_progress(r, "stage %d: t = %.6g: step cut to dt = %.4g (%s)", istage, dy->t, dt, why);
+      crd_run_progress(r, "stage %d: step %d, t = %.6g: step cut to dt = %.4g (%s)", istage, dy->step + 1, dy->t,
+                       dt, why);
       continue;
     }
     if (rc < 0) goto out;
@@ -427,10 +487,9 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     r->newton_iters += iters;
     r->steps++;
     dy->strain = U;
-    crd_dyn_measure(dy, pb);
+    dy->cur.E_scale = scale;
     int last = dy->t >= st->t_end - 1e-9 * dt_nom;
     if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, iters, res, dy->kinetic, U, dy->L, dy->J, last))) goto out;
-    double E = dy->kinetic + U - r->wext;
     if (st->rho_inf == 1.0) {
       double de = fabs(E - E_prev) / fmax(fabs(E), 1e-300);
       if (de > dy->max_energy_residual) dy->max_energy_residual = de;
@@ -443,6 +502,10 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       dt = fmin(2.0 * dt, dt_nom);
       good = 0;
     }
+    dy->cur.dt = dt;
+    dy->cur.good = good;
+    dy->cur.E_prev = E_prev;
+    if ((rc = crd_dyn_step_end(r, dy))) goto out;
   }
   r->time_implicit += crd_wtime() - tl - (r->time_output - to);
 out:

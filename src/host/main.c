@@ -12,6 +12,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
           "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
+          "                 [--restart DIR/checkpoint.crd]   continue a dynamic run from its checkpoint\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
           "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64)\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
     const char *a = argv[i];
     if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
     else if (!strcmp(a, "--backend") && i + 1 < argc) o.backend = argv[++i];
+    else if (!strcmp(a, "--restart") && i + 1 < argc) o.restart_path = argv[++i];
     else if (!strcmp(a, "--device") && i + 1 < argc) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -91,6 +93,10 @@ int main(int argc, char **argv)
   }
   if (!o.case_path) { fprintf(stderr, "crdyn: no case file given\n"); usage(stderr); return 2; }
   int rc = crd_run_case(&o);
+  if (rc == CRD_ERR_INTERRUPTED) { /* not an error: stopped on request, resumable */
+    fprintf(stderr, "crdyn: %s\n", crd_err_message());
+    return 130;
+  }
   if (rc) {
     fprintf(stderr, "crdyn: error: %s\n", crd_err_message());
     if (getenv("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());

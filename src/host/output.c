@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "crdyn/checkpoint.h"
 #include "crdyn/error.h"
 #include "crdyn/output.h"
 
@@ -106,6 +107,10 @@ int crd_write_atomic(const char *path, const char *text)
 struct crd_history {
   FILE *f;
   int ncols_extra;
+  char *row;               /* one formatted row */
+  size_t rowcap;
+  int64_t offset;          /* bytes written so far */
+  uint64_t hash;           /* FNV-1a 64 of those bytes (checkpoints, restart) */
   char part[IO_PATH_MAX];  /* history.csv.part */
   char final[IO_PATH_MAX]; /* history.csv */
 };
@@ -145,17 +150,97 @@ int crd_history_open(const char *dir, int ncols_extra, const char *const *cols_e
     free(h);
     return rc;
   }
-  fputs(history_header, h->f);
-  for (int k = 0; k < ncols_extra; ++k) fprintf(h->f, ",%s", cols_extra[k]);
-  fputc('\n', h->f);
+  h->hash = CRD_FNV_INIT;
+  h->rowcap = 64 + 32 * (size_t)(15 + ncols_extra);
+  for (int k = 0; k < ncols_extra; ++k) h->rowcap += strlen(cols_extra[k]) + 1;
+  h->row = malloc(h->rowcap);
+  if (!h->row) {
+    fclose(h->f);
+    free(h);
+    return CRD_ERR(CRD_ERR_MEM, "out of memory for a history row");
+  }
+  size_t n = (size_t)snprintf(h->row, h->rowcap, "%s", history_header);
+  for (int k = 0; k < ncols_extra; ++k) n += (size_t)snprintf(h->row + n, h->rowcap - n, ",%s", cols_extra[k]);
+  n += (size_t)snprintf(h->row + n, h->rowcap - n, "\n");
+  fwrite(h->row, 1, n, h->f);
+  h->hash = crd_fnv1a(h->hash, h->row, n);
+  h->offset = (int64_t)n;
   if (fflush(h->f) != 0 || ferror(h->f)) {
     rc = CRD_ERR(CRD_ERR_IO, "cannot write %s: %s", h->part, strerror(errno));
     fclose(h->f);
+    free(h->row);
     free(h);
     return rc;
   }
   *out = h;
   return 0;
+}
+
+void crd_history_mark(const crd_history *h, int64_t *offset, uint64_t *hash)
+{
+  *offset = h->offset;
+  *hash = h->hash;
+}
+
+int crd_history_resume(const char *dir, int ncols_extra, int64_t offset, uint64_t hash, crd_history **out)
+{
+  *out = NULL;
+  crd_history *h = NULL;
+  CRD_CALL(CRD_CALLOC(1, &h));
+  h->ncols_extra = ncols_extra;
+  int rc = path_join(h->part, sizeof h->part, dir, "history.csv.part");
+  if (!rc) rc = path_join(h->final, sizeof h->final, dir, "history.csv");
+  if (rc) { free(h); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
+  /* a run that went on to its end after the checkpoint renamed the .part */
+  if (access(h->part, F_OK) != 0 && access(h->final, F_OK) == 0 && rename(h->final, h->part) != 0) {
+    rc = CRD_ERR(CRD_ERR_IO, "cannot rename %s to %s: %s", h->final, h->part, strerror(errno));
+    free(h);
+    return rc;
+  }
+  h->rowcap = 64 + 32 * (size_t)(15 + ncols_extra);
+  h->row = malloc(h->rowcap);
+  h->f = fopen(h->part, "r+b");
+  if (!h->row || !h->f) {
+    rc = h->row ? CRD_ERR(CRD_ERR_IO, "restart: cannot open %s (the history the checkpoint continues): %s",
+                          h->part, strerror(errno))
+                : CRD_ERR(CRD_ERR_MEM, "out of memory for a history row");
+    goto fail;
+  }
+  /* the bytes up to the checkpoint must be the ones it recorded: rows after
+   * it (written before the run stopped) are cut off and written again */
+  uint64_t x = CRD_FNV_INIT;
+  int64_t left = offset;
+  char buf[65536];
+  while (left > 0) {
+    size_t want = left < (int64_t)sizeof buf ? (size_t)left : sizeof buf, got = fread(buf, 1, want, h->f);
+    if (got == 0) break;
+    x = crd_fnv1a(x, buf, got);
+    left -= (int64_t)got;
+  }
+  if (left > 0) {
+    rc = CRD_ERR(CRD_ERR_INPUT, "restart: %s has %lld bytes, shorter than the %lld the checkpoint recorded",
+                 h->part, (long long)(offset - left), (long long)offset);
+    goto fail;
+  }
+  if (x != hash) {
+    rc = CRD_ERR(CRD_ERR_INPUT, "restart: %s does not match the checkpoint (its first %lld bytes differ from "
+                 "the history the checkpoint recorded)", h->part, (long long)offset);
+    goto fail;
+  }
+  if (fflush(h->f) != 0 || ftruncate(fileno(h->f), (off_t)offset) != 0 || fseeko(h->f, (off_t)offset, SEEK_SET) != 0) {
+    rc = CRD_ERR(CRD_ERR_IO, "restart: cannot truncate %s to %lld bytes: %s", h->part, (long long)offset,
+                 strerror(errno));
+    goto fail;
+  }
+  h->offset = offset;
+  h->hash = hash;
+  *out = h;
+  return 0;
+fail:
+  if (h->f) fclose(h->f);
+  free(h->row);
+  free(h);
+  return rc;
 }
 
 int crd_history_row(crd_history *h, int step, double time, double load_factor, int iterations,
@@ -164,14 +249,21 @@ int crd_history_row(crd_history *h, int step, double time, double load_factor, i
 {
   CRD_CHECK(h && h->f && energy && L && J && (h->ncols_extra == 0 || extra), CRD_ERR_INPUT,
             "crd_history_row: NULL argument");
-  /* %.17g: every double round-trips, so histories compare bitwise. */
+  /* %.17g: every double round-trips, so histories compare bitwise.  The
+   * row is formatted first: its bytes are counted and hashed (restart). */
   FILE *f = h->f;
-  fprintf(f, "%d,%.17g,%.17g,%d,%.17g", step, time, load_factor, iterations, residual);
-  for (int k = 0; k < 4; ++k) fprintf(f, ",%.17g", energy[k]);
-  for (int k = 0; k < 3; ++k) fprintf(f, ",%.17g", L[k]);
-  for (int k = 0; k < 3; ++k) fprintf(f, ",%.17g", J[k]);
-  for (int k = 0; k < h->ncols_extra; ++k) fprintf(f, ",%.17g", extra[k]);
-  fputc('\n', f);
+  char *b = h->row;
+  size_t cap = h->rowcap, n;
+  n = (size_t)snprintf(b, cap, "%d,%.17g,%.17g,%d,%.17g", step, time, load_factor, iterations, residual);
+  for (int k = 0; k < 4; ++k) n += (size_t)snprintf(b + n, cap - n, ",%.17g", energy[k]);
+  for (int k = 0; k < 3; ++k) n += (size_t)snprintf(b + n, cap - n, ",%.17g", L[k]);
+  for (int k = 0; k < 3; ++k) n += (size_t)snprintf(b + n, cap - n, ",%.17g", J[k]);
+  for (int k = 0; k < h->ncols_extra; ++k) n += (size_t)snprintf(b + n, cap - n, ",%.17g", extra[k]);
+  n += (size_t)snprintf(b + n, cap - n, "\n");
+  CRD_CHECK(n < cap, CRD_ERR_INPUT, "%s: history row of step %d longer than its buffer", h->part, step);
+  fwrite(b, 1, n, f);
+  h->offset += (int64_t)n;
+  h->hash = crd_fnv1a(h->hash, b, n);
   /* Flushed per row so a user can follow the run (tail -f). */
   if (fflush(f) != 0 || ferror(f))
     return CRD_ERR(CRD_ERR_IO, "cannot write %s (step %d): %s", h->part, step, strerror(errno));
@@ -191,6 +283,7 @@ int crd_history_close(crd_history **hp, int complete)
   }
   if (!rc && complete && rename(h->part, h->final) != 0)
     rc = CRD_ERR(CRD_ERR_IO, "cannot rename %s to %s: %s", h->part, h->final, strerror(errno));
+  free(h->row);
   free(h);
   return rc;
 }
@@ -373,6 +466,26 @@ int crd_pvd_add(crd_pvd *p, double time, const char *relfile)
   }
   memcpy(p->body + p->len, line, (size_t)len + 1);
   p->len += (size_t)len;
+  CRD_CALL(pvd_write(p));
+  return 0;
+}
+
+const char *crd_pvd_entries(const crd_pvd *p, size_t *len)
+{
+  *len = p->len;
+  return p->len ? p->body : "";
+}
+
+int crd_pvd_restore(crd_pvd *p, const char *entries, size_t len)
+{
+  char *nb = malloc(len + 1);
+  CRD_CHECK(nb, CRD_ERR_MEM, "%s: out of memory for %zu bytes of frame list", p->path, len + 1);
+  memcpy(nb, entries, len);
+  nb[len] = 0;
+  free(p->body);
+  p->body = nb;
+  p->len = len;
+  p->cap = len + 1;
   CRD_CALL(pvd_write(p));
   return 0;
 }

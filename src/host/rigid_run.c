@@ -65,6 +65,12 @@ int crd_rigid_run(crd_run *r)
   if (an->type != CRD_ANALYSIS_DYNAMIC)
     return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.type: a model of rigid bodies only (no mesh) takes a dynamic "
                    "analysis", m->case_path);
+  if (r->opts->restart_path)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: --restart: checkpoints of models of rigid bodies only are not "
+                   "supported yet", m->case_path);
+  if (m->output.checkpoint_every_steps > 0 || m->output.checkpoint_every_seconds > 0)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.output.checkpoint_every: checkpoints of models of rigid bodies only "
+                   "are not supported yet", m->case_path);
   for (int s = 0; s < an->nstages; ++s)
     if (an->stages[s].dt_auto)
       return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: \"auto\" is the shell mesh's stable step; "

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <cjson/cJSON.h>
 
+#include "crdyn/checkpoint.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
 #include "crdyn/timer.h"
@@ -172,14 +173,31 @@ static void print_timing(const crd_run *r)
   printf("  peak RSS %.1f MiB\n", peak_rss_kib() / 1024.0);
 }
 
-static int write_summary(crd_run *r, double wall)
+/* status "complete", or "failed" / "interrupted" with the message and the
+ * checkpoint to go on from (a failed run's summary must not look complete). */
+static int write_summary(crd_run *r, double wall, const char *status, const char *message)
 {
   const crd_model *m = r->m;
   cJSON *js = cJSON_CreateObject();
   cJSON_AddStringToObject(js, "crdyn", CRD_VERSION);
   cJSON_AddStringToObject(js, "case", m->case_path);
   cJSON_AddStringToObject(js, "title", m->title);
-  cJSON_AddStringToObject(js, "status", "complete");
+  cJSON_AddStringToObject(js, "status", status);
+  if (message) cJSON_AddStringToObject(js, "message", message);
+  if (r->opts->restart_path) cJSON_AddStringToObject(js, "restarted_from", r->opts->restart_path);
+  if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) {
+    cJSON *ck = cJSON_AddObjectToObject(js, "checkpoint");
+    cJSON_AddNumberToObject(ck, "written", r->nckpt);
+    if (r->ckpt_step >= 0) {
+      cJSON_AddStringToObject(ck, "path", r->ckpt_path);
+      cJSON_AddNumberToObject(ck, "step", r->ckpt_step);
+    } else
+      cJSON_AddNullToObject(ck, "path");
+    if (strcmp(status, "complete")) {
+      cJSON_AddNumberToObject(js, "last_good_step", r->dyn.step);
+      cJSON_AddNumberToObject(js, "last_good_time", r->dyn.t);
+    }
+  }
   cJSON_AddStringToObject(js, "backend", r->pb->be->ops->name);
   cJSON_AddStringToObject(js, "device", r->pb->be->device_name);
   static const char *types[] = {"static", "modal", "dynamic"};
@@ -237,6 +255,7 @@ static int write_summary(crd_run *r, double wall)
 
 static void run_free(crd_run *r)
 {
+  crd_ckpt_close(&r->restart);
   if (r->hist) crd_history_close(&r->hist, 0);
   crd_pvd_destroy(&r->pvd);
   crd_loads_destroy(&r->loads);
@@ -303,17 +322,59 @@ int crd_run_case(const crd_run_opts *opts)
     print_check(r);
     goto out;
   }
+  if ((rc = crd_hash_file(opts->case_path, &r->case_hash))) goto out;
+  snprintf(r->ckpt_path, sizeof r->ckpt_path, "%.1023s/checkpoint.crd", r->dir);
+  r->ckpt_step = -1;
+  r->ckpt_wall = r->t_start;
+  /* test hooks (tests/cli/restart.sh, watchdog.sh): not for users */
+  const char *hook = getenv("CRDYN_TEST_SIGINT_STEP");
+  r->test_sigint_step = hook ? atoi(hook) : 0;
+  hook = getenv("CRDYN_TEST_SIGKILL_STEP");
+  r->test_sigkill_step = hook ? atoi(hook) : 0;
+  hook = getenv("CRDYN_TEST_ENERGY_STEP");
+  r->test_energy_step = hook ? atoi(hook) : 0;
+  hook = getenv("CRDYN_TEST_NAN_STEP");
+  r->test_nan_step = hook ? atoi(hook) : 0;
+  if (opts->restart_path) {
+    if (m->analysis.type != CRD_ANALYSIS_DYNAMIC) {
+      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "--restart %s: only dynamic analyses have checkpoints (%s is %s)",
+                   opts->restart_path, m->case_path, m->analysis.type == CRD_ANALYSIS_STATIC ? "static" : "modal");
+      goto out;
+    }
+    if ((rc = crd_ckpt_open(opts->restart_path, &r->restart))) goto out;
+    if (crd_ckpt_case_hash(r->restart) != r->case_hash) {
+      rc = CRD_ERR(CRD_ERR_INPUT, "%s: the checkpoint is of another case (case hash %016llx; %s hashes to "
+                   "%016llx): refusing to restart", opts->restart_path,
+                   (unsigned long long)crd_ckpt_case_hash(r->restart), m->case_path,
+                   (unsigned long long)r->case_hash);
+      goto out;
+    }
+  } else if (m->analysis.type != CRD_ANALYSIS_DYNAMIC &&
+             (m->output.checkpoint_every_steps > 0 || m->output.checkpoint_every_seconds > 0) && !opts->quiet)
+    printf("note: %s: $.output.checkpoint_every: only dynamic analyses write checkpoints\n", m->case_path);
   /* outputs: only now, when the case is known to be valid */
   if ((rc = crd_mkdir_p(r->dir))) goto out;
   char fdir[2 * CRD_PATH_MAX];
   snprintf(fdir, sizeof fdir, "%s/frames", r->dir);
   if (m->output.vtk_every > 0 && ((rc = crd_mkdir_p(fdir)) || (rc = crd_pvd_create(r->dir, &r->pvd)))) goto out;
+  if (r->restart && r->pvd) { /* the frames the checkpoint had; later ones are written again */
+    size_t plen;
+    const char *pe = crd_ckpt_find(r->restart, "pvd", &plen);
+    if (!pe) {
+      rc = CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint has no section 'pvd'", opts->restart_path);
+      goto out;
+    }
+    if ((rc = crd_pvd_restore(r->pvd, pe, plen > 0 ? plen - 1 : 0))) goto out;
+  }
   /* a previous complete run's summary must not outlive this run */
   char sp[2 * CRD_PATH_MAX];
   snprintf(sp, sizeof sp, "%s/summary.json", r->dir);
   remove(sp);
-  snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
-  remove(sp);
+  if (!r->restart) {
+    snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
+    remove(sp);
+    remove(r->ckpt_path); /* an earlier run's: this run's history replaces the one it continues */
+  }
   int np = m->output.nprobes;
   char **names = NULL;
   if ((rc = CRD_CALLOC(6 * np, &r->extra)) || (rc = CRD_CALLOC(6 * np, &names)) ||
@@ -326,7 +387,17 @@ int crd_run_case(const crd_run_opts *opts)
     names[k] = malloc(CRD_NAME_MAX + 4);
     snprintf(names[k], CRD_NAME_MAX + 4, "%s.%s", m->output.probes[k / 6].name, suf[k % 6]);
   }
-  rc = crd_history_open(r->dir, 6 * np, (const char *const *)names, &r->hist);
+  if (r->restart) {
+    long long hb, hh, v;
+    if (!(rc = crd_ckpt_get_int(r->restart, "run", "history.bytes", &hb)) &&
+        !(rc = crd_ckpt_get_int(r->restart, "run", "history.hash", &hh)) &&
+        !(rc = crd_ckpt_get_int(r->restart, "run", "history.rows", &v))) {
+      r->nrows = (int)v;
+      if (!(rc = crd_ckpt_get_int(r->restart, "run", "frames", &v))) r->nframes = (int)v;
+    }
+    if (!rc) rc = crd_history_resume(r->dir, 6 * np, (int64_t)hb, (uint64_t)hh, &r->hist);
+  } else
+    rc = crd_history_open(r->dir, 6 * np, (const char *const *)names, &r->hist);
   for (int k = 0; k < 6 * np; ++k) free(names[k]);
   free(names);
   if (rc) goto out;
@@ -339,10 +410,32 @@ int crd_run_case(const crd_run_opts *opts)
   case CRD_ANALYSIS_MODAL: rc = crd_modal_run(r); break;
   }
   if (!opts->quiet && isatty(2)) fputc('\n', stderr);
-  if (rc) goto out;
+  if (rc) {
+    /* the history stays history.csv.part, the last checkpoint is kept, and
+     * summary.json says the run did not complete and why (status "failed"
+     * or "interrupted": never "complete") */
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", crd_err_message());
+    if (rc != CRD_ERR_INTERRUPTED && m->analysis.type == CRD_ANALYSIS_DYNAMIC) {
+      size_t len = strlen(msg);
+      if (r->ckpt_step >= 0)
+        snprintf(msg + len, sizeof msg - len, "; the last good checkpoint, of step %d, is kept in %.1000s", r->ckpt_step,
+                 r->ckpt_path);
+      else
+        snprintf(msg + len, sizeof msg - len, "; no checkpoint was written");
+    }
+    crd_history_close(&r->hist, 0);
+    /* dynamics only: a failed static or modal run leaves no summary at all
+     * (tests/cli/bad_input.sh), a dynamic one says where it stopped */
+    if (m->analysis.type == CRD_ANALYSIS_DYNAMIC)
+      write_summary(r, r->wall_before + crd_wtime() - r->t_start,
+                    rc == CRD_ERR_INTERRUPTED ? "interrupted" : "failed", msg);
+    rc = crd_err_set(rc, __FILE__, __LINE__, __func__, "%s", msg);
+    goto out;
+  }
   if ((rc = crd_history_close(&r->hist, 1))) goto out;
-  double wall = crd_wtime() - r->t_start;
-  if ((rc = write_summary(r, wall))) goto out;
+  double wall = r->wall_before + crd_wtime() - r->t_start;
+  if ((rc = write_summary(r, wall, "complete", NULL))) goto out;
   if (opts->timing) print_timing(r);
   if (!opts->quiet)
     printf("done: %d steps, %d Newton iterations, %.2f s (elements %.2f s, factorize %.2f s, solve %.2f s)\n",

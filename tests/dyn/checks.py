@@ -179,10 +179,11 @@ def bad_input():
     c["loads"][0]["force"] = [0, 0, 50.0]
     del c["loads"][0]["amplitude"]
     r, out = run(c, "diverge", expect_ok=False)
-    ok(r.returncode != 0 and "no convergence" in r.stderr and "stage 0" in r.stderr,
-       "a step that cannot converge ends with a message naming the stage and time: " + r.stderr.strip()[:90])
-    ok(not os.path.exists(os.path.join(out, "summary.json")) and not os.path.exists(os.path.join(out, "history.csv")),
-       "and leaves no history.csv or summary.json that look complete")
+    ok(r.returncode != 0 and "converge" in r.stderr and "stage 0" in r.stderr and "step 1 " in r.stderr,
+       "a step that cannot converge ends with a message naming the stage, step and time: " + r.stderr.strip()[:90])
+    sp = os.path.join(out, "summary.json")
+    ok(os.path.exists(sp) and json.load(open(sp))["status"] == "failed" and not os.path.exists(os.path.join(out, "history.csv")),
+       "and leaves no history.csv, and a summary.json with status failed (nothing that looks complete)")
 
 
 for part in (flying_plate, panel, strip, modal, bad_input):

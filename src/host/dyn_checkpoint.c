@@ -1,0 +1,206 @@
+/* crdyn: checkpoints of a dynamic analysis (dynamics.h, checkpoint.h,
+ * docs/checkpoint.md): what the integrators need to go on bitwise as if
+ * never stopped, the SIGINT/SIGTERM flag, and the restore.
+ *
+ * Sections of a dynamics checkpoint (version 1):
+ *   "run"      text: sizes, the stage cursor (dy->cur), counters, time,
+ *              accumulated work and statistics, the history file's length
+ *              and hash, the solver mode
+ *   "node.d" "node.p" "node.v" "node.a" "node.w" "node.wa"  f64[3 nn]
+ *   "node.l"   i32[nn]: the dependent normal component of each node (the
+ *              choice of the independent pair)
+ *   "pvd"      text: the result.pvd entries written so far
+ * Rigid bodies will add their own section ("bodies"); readers ignore
+ * sections they do not know, and a case with bodies will require it. */
+#include <signal.h>
+#include <string.h>
+
+#include "crdyn/checkpoint.h"
+#include "crdyn/dynamics.h"
+#include "crdyn/error.h"
+#include "crdyn/timer.h"
+
+static volatile sig_atomic_t got_signal;
+static struct sigaction old_int, old_term;
+
+static void on_signal(int sig) { got_signal = sig; }
+
+void crd_dyn_signals_install(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  /* once: a second Ctrl-C while the step finishes kills the run at once */
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  got_signal = 0;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+}
+
+void crd_dyn_signals_restore(void)
+{
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+}
+
+int crd_dyn_interrupted(void) { return got_signal; }
+
+int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
+{
+  const crd_problem *pb = r->pb;
+  size_t n3 = 3 * (size_t)pb->nn * sizeof(double);
+  int64_t hoff;
+  uint64_t hhash;
+  crd_history_mark(r->hist, &hoff, &hhash);
+  crd_ckpt_writer *w;
+  CRD_CALL(crd_ckpt_begin(r->ckpt_path, r->case_hash, &w));
+  int rc = crd_ckpt_text_begin(w, "run");
+  if (rc) { crd_ckpt_abort(&w); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
+  crd_ckpt_text_int(w, "nn", pb->nn);
+  crd_ckpt_text_int(w, "ne", pb->ne);
+  crd_ckpt_text_int(w, "neq", pb->neq);
+  crd_ckpt_text_int(w, "nbodies", r->m->nbodies);
+  crd_ckpt_text_int(w, "stage", dy->cur.stage);
+  crd_ckpt_text_dbl(w, "stage.dt", dy->cur.dt);
+  crd_ckpt_text_int(w, "stage.good", dy->cur.good);
+  crd_ckpt_text_dbl(w, "stage.E_prev", dy->cur.E_prev);
+  crd_ckpt_text_dbl(w, "stage.x_roundoff", dy->cur.x_roundoff);
+  crd_ckpt_text_int(w, "stage.n", dy->cur.n);
+  crd_ckpt_text_int(w, "stage.nsteps", dy->cur.nsteps);
+  crd_ckpt_text_dbl(w, "stage.t0", dy->cur.t0);
+  crd_ckpt_text_dbl(w, "stage.E_scale", dy->cur.E_scale);
+  crd_ckpt_text_dbl(w, "stage.E_start", dy->cur.E_start);
+  crd_ckpt_text_int(w, "stage.n_scaled", dy->cur.n_scaled);
+  crd_ckpt_text_dbl(w, "t", dy->t);
+  crd_ckpt_text_int(w, "step", dy->step);
+  crd_ckpt_text_dbl(w, "kinetic", dy->kinetic);
+  crd_ckpt_text_dbl(w, "strain", dy->strain);
+  crd_ckpt_text_int(w, "implicit_steps", dy->implicit_steps);
+  crd_ckpt_text_int(w, "explicit_steps", dy->explicit_steps);
+  crd_ckpt_text_int(w, "dyn.newton_iters", dy->newton_iters);
+  crd_ckpt_text_int(w, "dyn.cuts", dy->cuts);
+  crd_ckpt_text_dbl(w, "max_energy_residual", dy->max_energy_residual);
+  crd_ckpt_text_dbl(w, "rot_mass_scaling", dy->rot_mass_scaling);
+  crd_ckpt_text_dbl(w, "dt_auto", dy->dt_auto);
+  crd_ckpt_text_dbl(w, "external_work", r->wext);
+  crd_ckpt_text_dbl(w, "t_prev", r->t_prev);
+  crd_ckpt_text_dbl(w, "run.strain", r->strain);
+  crd_ckpt_text_int(w, "run.steps", r->steps);
+  crd_ckpt_text_int(w, "run.newton_iters", r->newton_iters);
+  crd_ckpt_text_int(w, "run.cuts", r->cuts);
+  crd_ckpt_text_int(w, "history.rows", r->nrows);
+  crd_ckpt_text_int(w, "history.bytes", (long long)hoff);
+  crd_ckpt_text_int(w, "history.hash", (long long)hhash);
+  crd_ckpt_text_int(w, "frames", r->nframes);
+  crd_ckpt_text_int(w, "solver.indefinite", pb->indefinite);
+  crd_ckpt_text_dbl(w, "wall", r->wall_before + crd_wtime() - r->t_start);
+  size_t plen = 0;
+  const char *pvd = r->pvd ? crd_pvd_entries(r->pvd, &plen) : "";
+  if ((rc = crd_ckpt_text_end(w)) || (rc = crd_ckpt_add(w, "node.d", pb->d, n3)) ||
+      (rc = crd_ckpt_add(w, "node.p", pb->p, n3)) ||
+      (rc = crd_ckpt_add(w, "node.l", pb->l, (size_t)pb->nn * sizeof(int))) ||
+      (rc = crd_ckpt_add(w, "node.v", dy->v, n3)) || (rc = crd_ckpt_add(w, "node.a", dy->a, n3)) ||
+      (rc = crd_ckpt_add(w, "node.w", dy->w, n3)) || (rc = crd_ckpt_add(w, "node.wa", dy->wa, n3)) ||
+      (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1))) { /* with its NUL */
+    crd_ckpt_abort(&w);
+    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  }
+  CRD_CALL(crd_ckpt_commit(&w));
+  r->nckpt++;
+  r->ckpt_step = dy->step;
+  r->ckpt_wall = crd_wtime();
+  return 0;
+}
+
+#define GET_I(key, dst) do { long long v_; CRD_CALL(crd_ckpt_get_int(c, "run", key, &v_)); (dst) = (int)v_; } while (0)
+#define GET_D(key, dst) CRD_CALL(crd_ckpt_get_dbl(c, "run", key, &(dst)))
+
+int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
+{
+  const crd_ckpt *c = r->restart;
+  crd_problem *pb = r->pb;
+  const char *path = crd_ckpt_path(c);
+  int nn, ne, neq, nb;
+  GET_I("nn", nn);
+  GET_I("ne", ne);
+  GET_I("neq", neq);
+  GET_I("nbodies", nb);
+  CRD_CHECK(nn == pb->nn && ne == pb->ne && neq == pb->neq && nb == r->m->nbodies, CRD_ERR_INPUT,
+            "%s: the checkpoint is of a model with %d nodes, %d elements, %d equations, %d bodies; this case has "
+            "%d, %d, %d, %d (wrong sizes)", path, nn, ne, neq, nb, pb->nn, pb->ne, pb->neq, r->m->nbodies);
+  size_t n3 = 3 * (size_t)nn * sizeof(double);
+  CRD_CALL(crd_ckpt_get(c, "node.d", pb->d, n3));
+  CRD_CALL(crd_ckpt_get(c, "node.p", pb->p, n3));
+  CRD_CALL(crd_ckpt_get(c, "node.l", pb->l, (size_t)nn * sizeof(int)));
+  CRD_CALL(crd_ckpt_get(c, "node.v", dy->v, n3));
+  CRD_CALL(crd_ckpt_get(c, "node.a", dy->a, n3));
+  CRD_CALL(crd_ckpt_get(c, "node.w", dy->w, n3));
+  CRD_CALL(crd_ckpt_get(c, "node.wa", dy->wa, n3));
+  for (int i = 0; i < nn; ++i)
+    CRD_CHECK(pb->l[i] >= 0 && pb->l[i] <= 2, CRD_ERR_INPUT, "%s: node %d: dependent normal component %d (not 0..2)",
+              path, i, pb->l[i]);
+  GET_I("stage", dy->cur.stage);
+  CRD_CHECK(dy->cur.stage >= 0 && dy->cur.stage < r->m->analysis.nstages, CRD_ERR_INPUT,
+            "%s: the checkpoint is in stage %d, the case has %d stages", path, dy->cur.stage,
+            r->m->analysis.nstages);
+  GET_D("stage.dt", dy->cur.dt);
+  GET_I("stage.good", dy->cur.good);
+  GET_D("stage.E_prev", dy->cur.E_prev);
+  GET_D("stage.x_roundoff", dy->cur.x_roundoff);
+  GET_I("stage.n", dy->cur.n);
+  GET_I("stage.nsteps", dy->cur.nsteps);
+  GET_D("stage.t0", dy->cur.t0);
+  GET_D("stage.E_scale", dy->cur.E_scale);
+  GET_D("stage.E_start", dy->cur.E_start);
+  GET_I("stage.n_scaled", dy->cur.n_scaled);
+  GET_D("t", dy->t);
+  GET_I("step", dy->step);
+  GET_D("kinetic", dy->kinetic);
+  GET_D("strain", dy->strain);
+  GET_I("implicit_steps", dy->implicit_steps);
+  GET_I("explicit_steps", dy->explicit_steps);
+  GET_I("dyn.newton_iters", dy->newton_iters);
+  GET_I("dyn.cuts", dy->cuts);
+  GET_D("max_energy_residual", dy->max_energy_residual);
+  GET_D("rot_mass_scaling", dy->rot_mass_scaling);
+  GET_D("dt_auto", dy->dt_auto);
+  GET_D("external_work", r->wext);
+  GET_D("t_prev", r->t_prev);
+  GET_D("run.strain", r->strain);
+  GET_I("run.steps", r->steps);
+  GET_I("run.newton_iters", r->newton_iters);
+  GET_I("run.cuts", r->cuts);
+  GET_D("wall", r->wall_before);
+  int indef;
+  GET_I("solver.indefinite", indef);
+  if (indef && !pb->indefinite) {
+    CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
+    pb->indefinite = 1;
+  }
+  dy->cur.resume = 1;
+  /* the state of the last recorded step, from which the work goes on */
+  memcpy(r->d_prev, pb->d, n3);
+  memcpy(r->p_prev, pb->p, n3);
+  r->ckpt_step = dy->step;
+  return 0;
+}
+
+int crd_dyn_step_end(crd_run *r, crd_dyn *dy)
+{
+  const crd_output *o = &r->m->output;
+  if (r->test_sigint_step > 0 && dy->step == r->test_sigint_step) raise(SIGINT);
+  int sig = got_signal;
+  int due = sig || (o->checkpoint_every_steps > 0 && dy->step % o->checkpoint_every_steps == 0) ||
+            (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds);
+  if (due) CRD_CALL(crd_dyn_checkpoint_write(r, dy));
+  /* a crash after this step: rows and frames written after the last
+   * checkpoint must be cut off by the restart (tests) */
+  if (r->test_sigkill_step > 0 && dy->step == r->test_sigkill_step) raise(SIGKILL);
+  if (!due) return 0;
+  if (sig)
+    return CRD_ERR(CRD_ERR_INTERRUPTED, "interrupted (%s) at step %d (t = %.9g), checkpoint written to %s; "
+                   "continue with: crdyn run %s --restart %s", sig == SIGTERM ? "SIGTERM" : "SIGINT", dy->step,
+                   dy->t, r->ckpt_path, r->m->case_path, r->ckpt_path);
+  return 0;
+}
