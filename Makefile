@@ -23,7 +23,7 @@ ifeq ($(SAN),1)
   CFLAGS += $(SAN_FLAGS)
   LDLIBS += $(SAN_FLAGS)
   BUILD  ?= build-san
-  # Reports also go to files under build-san/san-logs, which `make test`
+    # Reports also go to files under build-san/san-logs, which `make test`
   # checks at the end: a finding in a run whose failure a test expects (bad
   # input) would otherwise pass unseen.
   SAN_LOGS := $(abspath $(BUILD))/san-logs
@@ -42,8 +42,20 @@ DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpa
 DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h \
              /usr/lib/python3/dist-packages/matplotlib/__init__.py
 
-.PHONY: all test deps check-deps info clean validate valgrind fuzz fuzz-build
+.PHONY: all test deps check-deps check-tools info clean validate valgrind fuzz fuzz-build
 all: check-deps $(BUILD)/crdyn
+
+# SAN=1, make fuzz and make valgrind also need clang, its runtimes and
+# OpenMP (libclang-rt-14-dev, libomp-dev) and valgrind; .ci/run installs them.
+TOOL_PKGS := clang libclang-rt-14-dev libomp-dev valgrind
+TOOL_FILES := /usr/bin/clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a \
+              /usr/lib/llvm-14/lib/clang/14.0.6/include/omp.h /usr/bin/valgrind
+ifeq ($(SAN),1)
+  DEB_PKGS += $(TOOL_PKGS)
+  DEP_FILES += $(TOOL_FILES)
+endif
+check-tools:
+	@$(MAKE) --no-print-directory check-deps DEB_PKGS="$(TOOL_PKGS)" DEP_FILES="$(TOOL_FILES)"
 
 check-deps:
 	@missing=""; for f in $(DEP_FILES); do [ -e $$f ] || missing="$$missing $$f"; done; \
@@ -93,7 +105,7 @@ VALGRIND_CASES := $(wildcard tests/valgrind/*.json)
 VALGRIND := valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
             --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
             --track-origins=yes --suppressions=tests/valgrind/openmp.supp
-valgrind: all
+valgrind: all check-tools
 	@command -v valgrind >/dev/null || { echo "crdyn: valgrind not found (apt-get install valgrind)"; exit 1; }
 	@rm -rf $(BUILD)/valgrind; fail=0; for c in $(VALGRIND_CASES); do \
 	  n=$$(basename $$c .json); \
@@ -132,7 +144,7 @@ $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DIR)/libcrdyn.a $(HEADERS) | $(FUZZ_DIR
 $(FUZZ_DIR)/obj:
 	mkdir -p $@
 
-fuzz-build: check-deps $(FUZZ_BINS)
+fuzz-build: check-deps check-tools $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	@mkdir -p $(FUZZ_DIR)/artifacts; for h in case gmsh; do \
