@@ -22,12 +22,27 @@ ifeq ($(OPENCL),1)
   LDLIBS   += -lOpenCL
 endif
 
+# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer build in build-san/
+# (the normal build/ is left alone); any finding aborts the program.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# clang by default: its UBSan also catches what gcc's does not (NULL + 0, a
+# finding of the fuzzer); `make test SAN=1 CC=gcc` uses gcc's libasan/libubsan.
 ifeq ($(SAN),1)
-  CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
-  LDLIBS += -fsanitize=address,undefined
+  ifeq ($(origin CC),default)
+    CC := clang
+  endif
+  CFLAGS += $(SAN_FLAGS)
+  LDLIBS += $(SAN_FLAGS)
+  BUILD  ?= build-san
+    # Reports also go to files under build-san/san-logs, which `make test`
+  # checks at the end: a finding in a run whose failure a test expects (bad
+  # input) would otherwise pass unseen.
+  SAN_LOGS := $(abspath $(BUILD))/san-logs
+  export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:log_path=$(SAN_LOGS)/asan
+  export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:abort_on_error=1:log_path=$(SAN_LOGS)/ubsan
 endif
 
-BUILD   := build
+BUILD   ?= build
 LIB_SRC := $(filter-out src/host/main.c,$(wildcard src/host/*.c))
 LIB_OBJ := $(patsubst src/host/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 # the OpenCL program: the CRD_HD headers (dependency order) and the kernels
@@ -50,8 +65,20 @@ ifneq ($(OPENCL),0)
                /etc/OpenCL/vendors/pocl.icd
 endif
 
-.PHONY: all test deps check-deps info clean validate bench bench-tools bench-smoke
+.PHONY: all test deps check-deps check-tools info clean validate bench bench-tools bench-smoke valgrind fuzz fuzz-build
 all: check-deps $(BUILD)/crdyn
+
+# SAN=1, make fuzz and make valgrind also need clang, its runtimes and
+# OpenMP (libclang-rt-14-dev, libomp-dev) and valgrind; .ci/run installs them.
+TOOL_PKGS := clang libclang-rt-14-dev libomp-dev valgrind
+TOOL_FILES := /usr/bin/clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a \
+              /usr/lib/llvm-14/lib/clang/14.0.6/include/omp.h /usr/bin/valgrind
+ifeq ($(SAN),1)
+  DEB_PKGS += $(TOOL_PKGS)
+  DEP_FILES += $(TOOL_FILES)
+endif
+check-tools:
+	@$(MAKE) --no-print-directory check-deps DEB_PKGS="$(TOOL_PKGS)" DEP_FILES="$(TOOL_FILES)"
 
 check-deps:
 	@missing=""; for f in $(DEP_FILES); do [ -e $$f ] || missing="$$missing $$f"; done; \
@@ -83,14 +110,83 @@ $(BUILD)/libcrdyn.a: $(LIB_OBJ)
 $(BUILD)/crdyn: $(BUILD)/obj/main.o $(BUILD)/libcrdyn.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/tap.h $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c tests/tap.h tests/fuzz_replay.h fuzz/fuzz_case.c fuzz/fuzz_gmsh.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen:
 	mkdir -p $@
 
 test: all $(TESTS) bench-tools
+ifeq ($(SAN),1)
+	@rm -rf $(SAN_LOGS); mkdir -p $(SAN_LOGS)
+	@sh tests/run.sh $(BUILD); rc=$$?; \
+	if ls $(SAN_LOGS)/* >/dev/null 2>&1; then \
+	  echo "sanitizer reports in $(SAN_LOGS):"; head -60 $(SAN_LOGS)/*; exit 1; \
+	fi; [ $$rc -eq 0 ] && echo "sanitizers: no reports (ASan, UBSan, LeakSanitizer)"; exit $$rc
+else
 	@sh tests/run.sh $(BUILD)
+endif
+
+# ------------------------------------------------ valgrind (memcheck)
+# A small static and a small dynamic case under memcheck; any error or
+# definite/indirect leak fails (tests/valgrind/*.json).
+VALGRIND_CASES := $(wildcard tests/valgrind/*.json)
+VALGRIND := valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
+            --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+            --track-origins=yes --suppressions=tests/valgrind/openmp.supp
+valgrind: all check-tools
+	@command -v valgrind >/dev/null || { echo "crdyn: valgrind not found (apt-get install valgrind)"; exit 1; }
+	@rm -rf $(BUILD)/valgrind; fail=0; for c in $(VALGRIND_CASES); do \
+	  n=$$(basename $$c .json); \
+	  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(VALGRIND) --log-file=$(BUILD)/valgrind-$$n.log \
+	    $(BUILD)/crdyn run $$c --out $(BUILD)/valgrind/$$n --quiet; rc=$$?; \
+	  if [ $$rc -eq 0 ]; then echo "valgrind $$n: clean: $$(grep -o "ERROR SUMMARY.*" $(BUILD)/valgrind-$$n.log)"; \
+	  else echo "valgrind $$n: FAILED (status $$rc)"; cat $(BUILD)/valgrind-$$n.log; fail=1; fi; \
+	done; exit $$fail
+
+# ------------------------------------------------ libFuzzer (clang)
+# make fuzz FUZZ_TIME=SECONDS: each harness (fuzz/fuzz_*.c) runs that long on
+# a corpus in build-fuzz/corpus/NAME seeded from cases/, fuzz/seeds/ and
+# fuzz/msh/; a crash stops with its input in build-fuzz/artifacts/.
+FUZZ_TIME ?= 60
+FUZZ_CC   ?= clang
+FUZZ_DIR  := build-fuzz
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -O1 -g -std=c11 -Wall -Wextra -fopenmp $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_OBJ  := $(patsubst src/host/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC))
+FUZZ_BINS := $(FUZZ_DIR)/fuzz_case $(FUZZ_DIR)/fuzz_gmsh
+FUZZ_OPTS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# corpus folders per harness: the first one collects what the fuzzer finds
+FUZZ_SEEDS_case := cases fuzz/seeds/json
+FUZZ_SEEDS_gmsh := fuzz/msh
+
+$(FUZZ_DIR)/obj/%.o: src/host/%.c $(HEADERS) | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/libcrdyn.a: $(FUZZ_OBJ)
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DIR)/libcrdyn.a $(HEADERS) | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(CPPFLAGS) -DFUZZ_MSH_DIR='"$(abspath fuzz/msh)"' $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	  $< $(FUZZ_DIR)/libcrdyn.a -o $@ $(LDLIBS) $(FUZZ_SAN)
+
+$(FUZZ_DIR)/obj:
+	mkdir -p $@
+
+fuzz-build: check-deps check-tools $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_DIR)/artifacts; for h in case gmsh; do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$h; \
+	  case $$h in case) seeds="$(FUZZ_SEEDS_case)";; *) seeds="$(FUZZ_SEEDS_gmsh)";; esac; \
+	  echo "fuzz_$$h: $(FUZZ_TIME) s"; \
+	  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 \
+	  $(FUZZ_DIR)/fuzz_$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_TIME) -dict=fuzz/$$h.dict \
+	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$h- $(FUZZ_DIR)/corpus/$$h $$seeds \
+	    >$(FUZZ_DIR)/fuzz_$$h.log 2>&1 || { tail -60 $(FUZZ_DIR)/fuzz_$$h.log; exit 1; }; \
+	  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss)' $(FUZZ_DIR)/fuzz_$$h.log; \
+	  echo "  corpus: $$(ls $(FUZZ_DIR)/corpus/$$h | wc -l) found + seeds"; \
+	done
 
 # Benchmarks (profiling/README.md): not part of `make test`.  bench-tools are
 # the ceilings (DGEMM of the OpenBLAS crdyn links, triad bandwidth) and the
@@ -115,4 +211,4 @@ info:
 	for f in $(DEP_FILES); do [ -e $$f ] && echo "found $$f" || echo "MISSING $$f"; done
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-san build-fuzz

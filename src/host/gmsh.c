@@ -368,18 +368,18 @@ static int sec_elements(gm_ctx *c, crd_mesh_part *out)
     bk->tag = (int)tag;
     bk->type = (int)type;
     bk->count = cnt;
-    int32_t *dst;
+    int32_t *dst = NULL; /* an empty block may come before any buffer exists: no NULL + 0 */
     if (type == 3) {
       CRD_CHECK(out->ne + cnt <= GM_MAX_COUNT, CRD_ERR_INPUT, "%s:%d: too many elements",
                 L->file, L->tokline);
       CRD_CALL(grow(&out->quads, &qcap, 4 * (out->ne + cnt), sizeof *out->quads));
       bk->first = out->ne;
-      dst = out->quads + 4 * (int64_t)out->ne;
+      if (cnt) dst = out->quads + 4 * (int64_t)out->ne;
       out->ne += (int)cnt;
     } else {
       CRD_CALL(grow(&c->lnodes, &lcap, c->nlnodes + nv * cnt, sizeof *c->lnodes));
       bk->first = c->nlnodes;
-      dst = c->lnodes + c->nlnodes;
+      if (cnt) dst = c->lnodes + c->nlnodes;
       c->nlnodes += nv * cnt;
     }
     for (long long j = 0; j < cnt; ++j) {
