@@ -22,6 +22,7 @@
 #include "crdyn/error.h"
 #include "crdyn/model.h"
 #include "crdyn/problem.h"
+#include "crdyn/rigid.h"
 
 #ifndef FUZZ_MSH_DIR
 #define FUZZ_MSH_DIR "fuzz/msh" /* where "mesh": {"file": NAME} is looked up */
@@ -53,7 +54,11 @@ static int too_costly(const cJSON *it)
 
 static void check_model(const crd_model *m)
 {
-  if (m->nn <= 0 || m->ne <= 0 || !m->x || !m->quads) abort();
+  if (m->ne == 0 && m->nn == 0) { /* a model of rigid bodies only */
+    if (m->nbodies <= 0) abort();
+  } else if (m->nn <= 0 || m->ne <= 0 || !m->x || !m->quads) abort();
+  for (int b = 0; b < m->nbodies; ++b)
+    if (!(m->bodies[b].mass > 0) || m->bodies[b].tie < -1 || m->bodies[b].tie >= m->nsets) abort();
   for (int64_t k = 0; k < 4 * (int64_t)m->ne; ++k)
     if (m->quads[k] < 0 || m->quads[k] >= m->nn) abort();
   for (int e = 0; e < m->ne; ++e)
@@ -95,6 +100,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
   }
   check_model(m);
+  if (m->ne == 0) { /* rigid bodies only: their setup (mass, pose, fix) */
+    crd_rigid *rg = NULL;
+    if (crd_rigid_create(m, &rg) && (rg || !crd_err_message()[0])) abort();
+    crd_rigid_destroy(&rg);
+    crd_model_destroy(&m);
+    crd_err_clear();
+    return 0;
+  }
   crd_problem *pb = NULL;
   if (!crd_problem_create(m, 1, &pb)) {
     double *F = calloc((size_t)pb->neq + 1, sizeof *F), U = 0;
