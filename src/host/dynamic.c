@@ -15,6 +15,8 @@ int crd_dynamic_run(crd_run *r)
   CRD_CALL(crd_dyn_create(pb, &dy));
   crd_dyn_set_initial(dy, pb);
   crd_dyn_constrain(dy, pb);
+  r->vel = dy->v;
+  r->normal_rate = dy->w;
   int rc = 0;
   double *F = NULL, U = 0.0;
   if ((rc = CRD_CALLOC(pb->neq, &F))) goto out;
@@ -39,6 +41,7 @@ int crd_dynamic_run(crd_run *r)
   r->dyn.dt_stable = dy->dt_auto;
 out:
   free(F);
+  r->vel = r->normal_rate = NULL;
   crd_dyn_destroy(&dy);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }
