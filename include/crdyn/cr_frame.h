@@ -195,16 +195,25 @@ CRD_HD void crd_q4_local_vars(const double *X0, const double *d, const double *p
                               const double *p, crd_cr_frame *F, double *xl0, double *ul,
                               double *r0xy)
 {
+  /* Positions relative to node 0's initial position, formed as
+   * (X0_i - X0_0) + d_i: the rounding is then that of the element's size,
+   * not of its distance from the origin (X0_i + d_i rounds to ulp(|X0|),
+   * which put a floor of E h ulp(|X|) / size on the membrane forces of an
+   * element far from the origin).  The frames are translation invariant. */
   crd_cr_frame F0;
-  crd_cr_frame_build(X0, &F0);
-  double x[12];
-  for (int a = 0; a < 12; ++a) x[a] = X0[a] + d[a];
+  double x0[12], x[12];
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) {
+      x0[3 * i + c] = X0[3 * i + c] - X0[c];
+      x[3 * i + c] = x0[3 * i + c] + d[3 * i + c];
+    }
+  crd_cr_frame_build(x0, &F0);
   crd_cr_frame_build(x, F);
   for (int i = 0; i < 4; ++i) {
     double v0[3], xi[3];
     for (int c = 0; c < 3; ++c) {
-      v0[c] = X0[3 * i + c] - X0[c];
-      xi[c] = x[3 * i + c] - X0[c];
+      v0[c] = x0[3 * i + c];
+      xi[c] = x[3 * i + c];
     }
     for (int k = 0; k < 3; ++k) {
       xl0[3 * i + k] = crd_dot3(F0.e[k], v0);

@@ -36,6 +36,9 @@ typedef struct crd_run {
   double wext;              /* accumulated external work */
   double *d_prev, *p_prev;  /* state at the last accepted step (3*nn each) */
   double t_prev;
+  /* nodal rates written to the frames (3*nn each, owned by the analysis;
+   * NULL outside dynamics): d' and the normal's p' */
+  const double *vel, *normal_rate;
   /* statistics for the summary */
   int steps, newton_iters, cuts, nrows;
   double strain, t_start;

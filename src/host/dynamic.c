@@ -15,6 +15,8 @@ int crd_dynamic_run(crd_run *r)
   crd_dyn *dy;
   CRD_CALL(crd_dyn_create(pb, &dy));
   int rc = 0, s0 = 0;
+  r->vel = dy->v;
+  r->normal_rate = dy->w;
   double *F = NULL, U = 0.0;
   if (r->restart) { /* continue where the checkpoint stopped: no initial state, no row 0 */
     if ((rc = crd_dyn_checkpoint_restore(r, dy))) goto out;
@@ -53,6 +55,7 @@ int crd_dynamic_run(crd_run *r)
   r->dyn.t = dy->t;
 out:
   free(F);
+  r->vel = r->normal_rate = NULL;
   crd_dyn_destroy(&dy);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }

@@ -12,6 +12,7 @@
 #include "crdyn/checkpoint.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
+#include "crdyn/shell_results.h"
 #include "crdyn/timer.h"
 
 #define CRD_VERSION "0.1.0"
@@ -28,37 +29,82 @@ void crd_run_progress(crd_run *r, const char *fmt, ...)
   else printf("[%7.1fs] %s\n", crd_wtime() - r->t_start, buf);
 }
 
+/* Per-element results of the current state (shell_results.h), as VTU cell
+ * fields: the resultants in the co-rotated element frame, that frame's axes,
+ * and the strain energy per unit initial area. */
+enum { RES_NXX, RES_NYY, RES_NXY, RES_MXX, RES_MYY, RES_MXY, RES_QX, RES_QY, RES_SED, RES_NSCALAR };
+static const char *const res_names[RES_NSCALAR] = {"N_xx", "N_yy", "N_xy", "M_xx", "M_yy",
+                                                   "M_xy", "Q_x",  "Q_y",  "strain_energy_density"};
+
+static void element_results(const crd_problem *pb, double *sc, double *ex, double *ey)
+{
+  const crd_model *m = pb->m;
+  size_t ne = (size_t)m->ne;
+#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int e = 0; e < m->ne; ++e) {
+    double X0[12], p0[12], d[12], p[12];
+    const int32_t *qd = m->quads + 4 * e;
+    for (int a = 0; a < 4; ++a)
+      for (int c = 0; c < 3; ++c) {
+        X0[3 * a + c] = m->x[3 * qd[a] + c];
+        p0[3 * a + c] = pb->p0[3 * qd[a] + c];
+        d[3 * a + c] = pb->d[3 * qd[a] + c];
+        p[3 * a + c] = pb->p[3 * qd[a] + c];
+      }
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    crd_q4_mat mt = {s->E, s->nu, s->thickness};
+    crd_q4_results res;
+    crd_q4_results_global(X0, p0, d, p, &mt, &res);
+    const double v[RES_NSCALAR] = {res.N[0], res.N[1], res.N[2], res.M[0], res.M[1],
+                                   res.M[2], res.Q[0], res.Q[1], res.u};
+    for (int k = 0; k < RES_NSCALAR; ++k) sc[k * ne + (size_t)e] = v[k];
+    for (int c = 0; c < 3; ++c) {
+      ex[3 * (size_t)e + c] = res.ex[c];
+      ey[3 * (size_t)e + c] = res.ey[c];
+    }
+  }
+}
+
 static int write_frame(crd_run *r, double time)
 {
   crd_problem *pb = r->pb;
   const crd_model *m = r->m;
-  double *xc = NULL, *sed = NULL;
+  double *xc = NULL, *sc = NULL, *ex = NULL, *ey = NULL;
+  size_t ne = (size_t)m->ne;
   int rc;
-  if ((rc = CRD_CALLOC(3 * (size_t)m->nn, &xc)) || (rc = CRD_CALLOC(m->ne, &sed))) goto out;
+  if ((rc = CRD_CALLOC(3 * (size_t)m->nn, &xc)) || (rc = CRD_CALLOC(RES_NSCALAR * ne, &sc)) ||
+      (rc = CRD_CALLOC(3 * ne, &ex)) || (rc = CRD_CALLOC(3 * ne, &ey)))
+    goto out;
   for (int i = 0; i < 3 * m->nn; ++i) xc[i] = m->x[i] + pb->d[i];
-  /* strain energy density per unit initial area: U_e / A_e */
-  for (int e = 0; e < m->ne; ++e) {
-    const int32_t *q = m->quads + 4 * e;
-    double a[3], b[3], n[3];
-    for (int c = 0; c < 3; ++c) {
-      a[c] = m->x[3 * q[2] + c] - m->x[3 * q[0] + c];
-      b[c] = m->x[3 * q[3] + c] - m->x[3 * q[1] + c];
-    }
-    n[0] = a[1] * b[2] - a[2] * b[1]; n[1] = a[2] * b[0] - a[0] * b[2]; n[2] = a[0] * b[1] - a[1] * b[0];
-    double area = 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    sed[e] = area > 0 ? pb->ue[e] / area : 0.0;
-  }
+  element_results(pb, sc, ex, ey);
   char rel[64], path[CRD_PATH_MAX + 80];
   snprintf(rel, sizeof rel, "frames/frame_%06d.vtu", r->nframes);
   snprintf(path, sizeof path, "%s/%s", r->dir, rel);
-  crd_vtu_field pf[2] = {{"displacement", 3, pb->d}, {"normal", 3, pb->p}};
-  crd_vtu_field cf[1] = {{"strain_energy_density", 1, sed}};
-  if ((rc = crd_vtu_write(path, m->nn, xc, m->ne, m->quads, 2, pf, 1, cf))) goto out;
+  /* rates only where there are any (dynamics): a zero field in a static
+   * frame would read as a computed state of rest */
+  crd_vtu_field pf[4] = {{"displacement", 3, pb->d}, {"normal", 3, pb->p},
+                         {"velocity", 3, r->vel}, {"normal_rate", 3, r->normal_rate}};
+  int npf = r->vel && r->normal_rate ? 4 : 2;
+  crd_vtu_field cf[RES_NSCALAR + 2];
+  for (int k = 0; k < RES_NSCALAR; ++k) {
+    cf[k].name = res_names[k];
+    cf[k].ncomp = 1;
+    cf[k].data = sc + (size_t)k * ne;
+  }
+  cf[RES_NSCALAR].name = "frame_x";
+  cf[RES_NSCALAR].ncomp = 3;
+  cf[RES_NSCALAR].data = ex;
+  cf[RES_NSCALAR + 1].name = "frame_y";
+  cf[RES_NSCALAR + 1].ncomp = 3;
+  cf[RES_NSCALAR + 1].data = ey;
+  if ((rc = crd_vtu_write(path, m->nn, xc, m->ne, m->quads, npf, pf, RES_NSCALAR + 2, cf))) goto out;
   if ((rc = crd_pvd_add(r->pvd, time, rel))) goto out;
   r->nframes++;
 out:
   free(xc);
-  free(sed);
+  free(sc);
+  free(ex);
+  free(ey);
   return rc;
 }
 
