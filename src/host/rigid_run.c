@@ -2,13 +2,21 @@
  * mesh): the stages one after another with their steps (each body with its
  * own integrator, rigid.h), history.csv with the body columns and
  * summary.json.  The stage's "integrator" chooses nothing here: rigid bodies
- * always step with their "integrator" key (dqvi or newton_euler). */
+ * always step with their "integrator" key (dqvi or newton_euler).
+ *
+ * CHECKPOINTS (docs/checkpoint.md): the container of the shell runs with a
+ * text section "rigid_run" (stage, step in the stage, counters, history
+ * offset and hash) and "bodies.state" (per body: pose 8, chi 6, P 6, work 1
+ * doubles), so a restart continues bitwise. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "crdyn/checkpoint.h"
+#include "crdyn/dynamics.h"
 #include "crdyn/error.h"
 #include "crdyn/rigid.h"
 #include "crdyn/run.h"
@@ -58,6 +66,90 @@ static int write_summary(const crd_run *r, const crd_rigid *rg, double wall)
   return rc;
 }
 
+#define RB_NSTATE 21
+
+static int ckpt_write(crd_run *r, const crd_rigid *rg, int stage, long k, double t0, double t)
+{
+  int64_t hoff;
+  uint64_t hhash;
+  crd_history_mark(r->hist, &hoff, &hhash);
+  double *st = NULL;
+  int rc;
+  CRD_CALL(CRD_CALLOC(RB_NSTATE * rg->nb, &st));
+  for (int ib = 0; ib < rg->nb; ++ib) {
+    const crd_body_state *b = &rg->b[ib];
+    double *o = st + RB_NSTATE * ib;
+    memcpy(o, b->g, 8 * sizeof(double));
+    memcpy(o + 8, b->chi, 6 * sizeof(double));
+    memcpy(o + 14, b->P, 6 * sizeof(double));
+    o[20] = b->wext;
+  }
+  crd_ckpt_writer *w;
+  if ((rc = crd_ckpt_begin(r->ckpt_path, r->case_hash, &w))) goto out;
+  if ((rc = crd_ckpt_text_begin(w, "rigid_run"))) { crd_ckpt_abort(&w); goto out; }
+  crd_ckpt_text_int(w, "nbodies", rg->nb);
+  crd_ckpt_text_int(w, "stage", stage);
+  crd_ckpt_text_int(w, "stage.k", k);
+  crd_ckpt_text_dbl(w, "stage.t0", t0);
+  crd_ckpt_text_dbl(w, "t", t);
+  crd_ckpt_text_int(w, "steps", r->steps);
+  crd_ckpt_text_int(w, "rigid.steps", rg->steps);
+  crd_ckpt_text_int(w, "rigid.newton_total", rg->newton_total);
+  crd_ckpt_text_int(w, "history.rows", r->nrows);
+  crd_ckpt_text_int(w, "history.bytes", (long long)hoff);
+  crd_ckpt_text_int(w, "history.hash", (long long)hhash);
+  if ((rc = crd_ckpt_text_end(w)) || (rc = crd_ckpt_add(w, "bodies.state", st, RB_NSTATE * sizeof(double) * rg->nb))) {
+    crd_ckpt_abort(&w);
+    goto out;
+  }
+  if ((rc = crd_ckpt_commit(&w))) goto out;
+  r->nckpt++;
+  r->ckpt_step = r->steps;
+  r->ckpt_wall = crd_wtime();
+out:
+  free(st);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
+#define GETI(key, dst) do { long long v_; CRD_CALL(crd_ckpt_get_int(c, "rigid_run", key, &v_)); (dst) = v_; } while (0)
+
+static int ckpt_restore(crd_run *r, crd_rigid *rg, int *stage, long *k, double *t0, double *t, int64_t *hb,
+                        uint64_t *hh)
+{
+  const crd_ckpt *c = r->restart;
+  long long nb, v;
+  GETI("nbodies", nb);
+  CRD_CHECK(nb == rg->nb, CRD_ERR_INPUT, "%s: the checkpoint holds %lld rigid bodies, the case has %d (wrong sizes)",
+            crd_ckpt_path(c), nb, rg->nb);
+  GETI("stage", v);
+  *stage = (int)v;
+  CRD_CHECK(*stage >= 0 && *stage < r->m->analysis.nstages, CRD_ERR_INPUT, "%s: stage %d is not in the case",
+            crd_ckpt_path(c), *stage);
+  GETI("stage.k", *k);
+  CRD_CALL(crd_ckpt_get_dbl(c, "rigid_run", "stage.t0", t0));
+  CRD_CALL(crd_ckpt_get_dbl(c, "rigid_run", "t", t));
+  GETI("steps", r->steps);
+  GETI("rigid.steps", rg->steps);
+  GETI("rigid.newton_total", rg->newton_total);
+  GETI("history.rows", r->nrows);
+  GETI("history.bytes", *hb);
+  GETI("history.hash", v);
+  *hh = (uint64_t)v;
+  double *st = NULL;
+  CRD_CALL(CRD_CALLOC(RB_NSTATE * rg->nb, &st));
+  int rc = crd_ckpt_get(c, "bodies.state", st, RB_NSTATE * sizeof(double) * rg->nb);
+  for (int ib = 0; !rc && ib < rg->nb; ++ib) {
+    crd_body_state *b = &rg->b[ib];
+    const double *o = st + RB_NSTATE * ib;
+    memcpy(b->g, o, 8 * sizeof(double));
+    memcpy(b->chi, o + 8, 6 * sizeof(double));
+    memcpy(b->P, o + 14, 6 * sizeof(double));
+    b->wext = o[20];
+  }
+  free(st);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
 int crd_rigid_run(crd_run *r)
 {
   const crd_model *m = r->m;
@@ -65,12 +157,6 @@ int crd_rigid_run(crd_run *r)
   if (an->type != CRD_ANALYSIS_DYNAMIC)
     return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.type: a model of rigid bodies only (no mesh) takes a dynamic "
                    "analysis", m->case_path);
-  if (r->opts->restart_path)
-    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: --restart: checkpoints of models of rigid bodies only are not "
-                   "supported yet", m->case_path);
-  if (m->output.checkpoint_every_steps > 0 || m->output.checkpoint_every_seconds > 0)
-    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.output.checkpoint_every: checkpoints of models of rigid bodies only "
-                   "are not supported yet", m->case_path);
   for (int s = 0; s < an->nstages; ++s)
     if (an->stages[s].dt_auto)
       return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: \"auto\" is the shell mesh's stable step; "
@@ -88,36 +174,82 @@ int crd_rigid_run(crd_run *r)
     crd_rigid_destroy(&rg);
     return 0;
   }
+  if ((rc = crd_hash_file(r->opts->case_path, &r->case_hash))) goto out;
+  snprintf(r->ckpt_path, sizeof r->ckpt_path, "%.1023s/checkpoint.crd", r->dir);
+  r->ckpt_step = -1;
+  r->ckpt_wall = r->t_start;
+  const char *hook = getenv("CRDYN_TEST_SIGINT_STEP"); /* tests/cli/rigid.sh: not for users */
+  int sigint_step = hook ? atoi(hook) : 0;
+  int s0 = 0;
+  long k0 = 0;
+  double t = 0.0, t0 = 0.0;
+  int64_t hb = 0;
+  uint64_t hh = 0;
+  if (r->opts->restart_path) {
+    if ((rc = crd_ckpt_open(r->opts->restart_path, &r->restart))) goto out;
+    if (crd_ckpt_case_hash(r->restart) != r->case_hash) {
+      rc = CRD_ERR(CRD_ERR_INPUT, "%s: the checkpoint is of another case (%s): refusing to restart",
+                   r->opts->restart_path, m->case_path);
+      goto out;
+    }
+    if (!crd_ckpt_find(r->restart, "rigid_run", NULL)) {
+      rc = CRD_ERR(CRD_ERR_INPUT, "%s: not a checkpoint of a model of rigid bodies only (no section 'rigid_run')",
+                   r->opts->restart_path);
+      goto out;
+    }
+    if ((rc = ckpt_restore(r, rg, &s0, &k0, &t0, &t, &hb, &hh))) goto out;
+  }
   if ((rc = crd_mkdir_p(r->dir))) goto out;
   char sp[2 * CRD_PATH_MAX];
   snprintf(sp, sizeof sp, "%s/summary.json", r->dir);
   remove(sp);
-  snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
-  remove(sp);
+  if (!r->restart) {
+    snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
+    remove(sp);
+    remove(r->ckpt_path);
+  }
   if ((rc = CRD_CALLOC(nc, &cols)) || (rc = CRD_CALLOC(nc, &names))) goto out;
   for (int k = 0; k < nc; ++k) {
     if ((rc = CRD_CALLOC(CRD_NAME_MAX + 8, &names[k]))) goto out;
     snprintf(names[k], CRD_NAME_MAX + 8, "%s.%s", m->bodies[k / 13].name, body_suffix[k % 13]);
   }
-  if ((rc = crd_history_open(r->dir, nc, (const char *const *)names, &r->hist))) goto out;
+  if (r->restart) rc = crd_history_resume(r->dir, nc, hb, hh, &r->hist);
+  else rc = crd_history_open(r->dir, nc, (const char *const *)names, &r->hist);
+  if (rc) goto out;
   if (!r->opts->quiet) printf("crdyn: %s: %d rigid bodies -> %s\n", m->title, m->nbodies, r->dir);
-  double t = 0.0;
-  if ((rc = record(r, rg, cols, 0, t, 0))) goto out;
-  for (int s = 0; s < an->nstages; ++s) {
+  if (!r->restart && (rc = record(r, rg, cols, 0, t, 0))) goto out;
+  const crd_output *o = &m->output;
+  crd_dyn_signals_install();
+  for (int s = s0; s < an->nstages && !rc; ++s) {
     const crd_stage *st = &an->stages[s];
-    double t0 = t;
-    for (long k = 1; t < st->t_end * (1.0 - 1e-12); ++k) {
+    if (!(r->restart && s == s0)) t0 = t, k0 = 0;
+    for (long k = k0 + 1; t < st->t_end * (1.0 - 1e-12); ++k) {
       double h = fmin(st->dt, st->t_end - t);
       long before = rg->newton_total;
-      if ((rc = crd_rigid_step(rg, t, h))) goto out;
+      if ((rc = crd_rigid_step(rg, t, h))) break;
       t = fmin(t0 + k * st->dt, st->t_end);  /* no drift from summing h */
       r->steps++;
       int last = s == an->nstages - 1 && t >= st->t_end * (1.0 - 1e-12);
-      if (last || r->steps % m->output.history_every == 0)
-        if ((rc = record(r, rg, cols, r->steps, t, (int)(rg->newton_total - before)))) goto out;
+      if (last || r->steps % o->history_every == 0)
+        if ((rc = record(r, rg, cols, r->steps, t, (int)(rg->newton_total - before)))) break;
       if (r->steps % 20000 == 0) crd_run_progress(r, "stage %d  t = %.6g / %.6g", s, t, st->t_end);
+      if (sigint_step > 0 && r->steps == sigint_step) raise(SIGINT);
+      int sig = crd_dyn_interrupted();
+      if (sig || (o->checkpoint_every_steps > 0 && r->steps % o->checkpoint_every_steps == 0) ||
+          (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds)) {
+        /* the state after step k of stage s; a finished stage resumes in the next one */
+        int fin = t >= st->t_end * (1.0 - 1e-12);
+        if ((rc = ckpt_write(r, rg, fin && s + 1 < an->nstages ? s + 1 : s, fin ? 0 : k, fin ? t : t0, t))) break;
+        if (sig) {
+          rc = CRD_ERR(CRD_ERR_INTERRUPTED, "interrupted at step %d (t = %.9g), checkpoint written to %s; continue "
+                       "with: crdyn run %s --restart %s", r->steps, t, r->ckpt_path, m->case_path, r->ckpt_path);
+          break;
+        }
+      }
     }
   }
+  crd_dyn_signals_restore();
+  if (rc) goto out;
   if ((rc = crd_history_close(&r->hist, 1))) goto out;
   double wall = crd_wtime() - r->t_start;
   if ((rc = write_summary(r, rg, wall))) goto out;
