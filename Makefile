@@ -154,6 +154,9 @@ FUZZ_DIR  := build-fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -Wall -Wextra -fopenmp $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_OBJ  := $(patsubst src/host/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC))
+ifeq ($(OPENCL),1)
+  FUZZ_OBJ += $(FUZZ_DIR)/obj/crd_cl_source.o   # the embedded OpenCL program the backend links
+endif
 FUZZ_BINS := $(FUZZ_DIR)/fuzz_case $(FUZZ_DIR)/fuzz_gmsh
 FUZZ_OPTS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 # corpus folders per harness: the first one collects what the fuzzer finds
@@ -162,6 +165,9 @@ FUZZ_SEEDS_gmsh := fuzz/msh
 
 $(FUZZ_DIR)/obj/%.o: src/host/%.c $(HEADERS) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/crd_cl_source.o: $(BUILD)/gen/crd_cl_source.c | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/libcrdyn.a: $(FUZZ_OBJ)
 	ar rcs $@ $^

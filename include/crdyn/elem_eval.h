@@ -44,6 +44,13 @@ CRD_HD double crd_q4_current_min_det(const double *xl0, const double *q)
   return mn;
 }
 
+/* The 3-vectors of a nodal field at the element's four nodes qd (12). */
+CRD_HD void crd_elem_gather3(const CRD_GLOBAL int *qd, const CRD_GLOBAL double *src, double *dst)
+{
+  for (int a = 0; a < 4; ++a)
+    for (int c = 0; c < 3; ++c) dst[3 * a + c] = src[3 * qd[a] + c];
+}
+
 /* Element e at the current state: f (20), k (210 packed, when want_k) and
  * the strain energy u; returns a CRD_ELEM_* code. */
 CRD_HD int crd_elem_static(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL double *x,
@@ -54,15 +61,11 @@ CRD_HD int crd_elem_static(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL 
   double X0[12], p0[12], d[12], p[12], KG[400], fe[20], md;
   int l[4];
   const CRD_GLOBAL int *qd = quads + 4 * e;
-  for (int a = 0; a < 4; ++a) {
-    for (int c = 0; c < 3; ++c) {
-      X0[3 * a + c] = x[3 * qd[a] + c];
-      p0[3 * a + c] = p0n[3 * qd[a] + c];
-      d[3 * a + c] = dn[3 * qd[a] + c];
-      p[3 * a + c] = pn[3 * qd[a] + c];
-    }
-    l[a] = ln[qd[a]];
-  }
+  crd_elem_gather3(qd, x, X0);
+  crd_elem_gather3(qd, p0n, p0);
+  crd_elem_gather3(qd, dn, d);
+  crd_elem_gather3(qd, pn, p);
+  for (int a = 0; a < 4; ++a) l[a] = ln[qd[a]];
   double ue = crd_q4_global(X0, p0, d, p, l, mt, fe, want_k ? KG : 0, &md);
   *u = ue;
   for (int a = 0; a < 20; ++a) f[a] = fe[a];
@@ -106,22 +109,18 @@ CRD_HD int crd_elem_mid(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL dou
   double fG[20], am[12], wam[12], C[16], fin[20];
   int l[4];
   const CRD_GLOBAL int *qd = quads + 4 * e;
+  crd_elem_gather3(qd, x, X0);
+  crd_elem_gather3(qd, p0n, P0);
+  crd_elem_gather3(qd, d0n, da);
+  crd_elem_gather3(qd, pan, pa);
+  crd_elem_gather3(qd, dbn, db);
+  crd_elem_gather3(qd, pbn, pbv);
+  crd_elem_gather3(qd, dfn, df);
+  crd_elem_gather3(qd, pfn, pf);
+  crd_elem_gather3(qd, wamn, wam);
   for (int a = 0; a < 4; ++a) {
     int nd = qd[a];
-    for (int c = 0; c < 3; ++c) {
-      X0[3 * a + c] = x[3 * nd + c];
-      P0[3 * a + c] = p0n[3 * nd + c];
-      da[3 * a + c] = d0n[3 * nd + c];
-      pa[3 * a + c] = pan[3 * nd + c];
-      db[3 * a + c] = dbn[3 * nd + c];
-      pbv[3 * a + c] = pbn[3 * nd + c];
-      df[3 * a + c] = dfn[3 * nd + c];
-      pf[3 * a + c] = pfn[3 * nd + c];
-    }
-    for (int c = 0; c < 3; ++c) {
-      am[3 * a + c] = amn[5 * nd + c];
-      wam[3 * a + c] = wamn[3 * nd + c];
-    }
+    for (int c = 0; c < 3; ++c) am[3 * a + c] = amn[5 * nd + c]; /* translations of the 5 slots */
     for (int c = 0; c < 6; ++c) Bs[6 * a + c] = Bsn[6 * nd + c];
     l[a] = ln[nd];
   }

@@ -71,6 +71,33 @@ CRD_HD void crd_rb_mass6(double m, const double *J, const double *rg, const doub
   }
 }
 
+/* y = M x for a 6x6 M */
+CRD_HD void crd_rb_mat6_vec(const double *M, const double *x, double *y)
+{
+  for (int i = 0; i < 6; ++i) {
+    y[i] = 0.0;
+    for (int j = 0; j < 6; ++j) y[i] += M[6 * i + j] * x[j];
+  }
+}
+
+/* 1 when the symmetric 6x6 M is positive definite (Cholesky pivots > 0). */
+CRD_HD int crd_rb_posdef6(const double *M)
+{
+  double L[36];
+  for (int j = 0; j < 6; ++j) {
+    double d = M[6 * j + j];
+    for (int k = 0; k < j; ++k) d -= L[6 * j + k] * L[6 * j + k];
+    if (!(d > 0.0)) return 0;
+    L[6 * j + j] = sqrt(d);
+    for (int i = j + 1; i < 6; ++i) {
+      double v = M[6 * i + j];
+      for (int k = 0; k < j; ++k) v -= L[6 * i + k] * L[6 * j + k];
+      L[6 * i + j] = v / L[6 * j + j];
+    }
+  }
+  return 1;
+}
+
 /* Solve the n x n system A x = b (n <= 6) by Gaussian elimination with
  * partial pivoting; A and b are copied.  Returns -1 when singular. */
 CRD_HD int crd_rb_solve(int n, const double *Ain, int lda, const double *bin, double *x)
@@ -140,10 +167,7 @@ CRD_HD void crd_dqvi_momentum(const double *M, const double *y, const double *f,
 {
   double L[36], w[6];
   crd_dqvi_lam(f, sg, L);
-  for (int i = 0; i < 6; ++i) {
-    w[i] = 0.0;
-    for (int j = 0; j < 6; ++j) w[i] += M[6 * i + j] * y[j];
-  }
+  crd_rb_mat6_vec(M, y, w);
   for (int j = 0; j < 6; ++j) {
     out[j] = 0.0;
     for (int i = 0; i < 6; ++i) out[j] += L[6 * i + j] * w[i];
@@ -167,10 +191,7 @@ CRD_HD int crd_dqvi_residual(const double *M, const double *y, const double *b, 
   for (int i = 0; i < 6; ++i) r[i] -= b[i];
   if (!Jac) return 0;
   crd_dqvi_lam(f, -1.0, L);
-  for (int i = 0; i < 6; ++i) {
-    w[i] = 0.0;
-    for (int j = 0; j < 6; ++j) w[i] += M[6 * i + j] * y[j];
-  }
+  crd_rb_mat6_vec(M, y, w);
   double a = f[0], pp = crd_dot3(y, y + 3);
   for (int j = 0; j < 6; ++j) {
     double df[8] = {0, 0, 0, 0, 0, 0, 0, 0}, Ld[36];
@@ -197,10 +218,7 @@ CRD_HD int crd_dqvi_residual(const double *M, const double *y, const double *b, 
 CRD_HD void crd_rb_ne_dP(const double *M, const double *chi, const double *W, int fixed, double *dP)
 {
   double P[6], t[3];
-  for (int i = 0; i < 6; ++i) {
-    P[i] = 0.0;
-    for (int j = 0; j < 6; ++j) P[i] += M[6 * i + j] * chi[j];
-  }
+  crd_rb_mat6_vec(M, chi, P);
   crd_cross3(P, chi, dP);
   crd_cross3(P + 3, chi + 3, t);
   for (int k = 0; k < 3; ++k) dP[k] += t[k] + W[k];

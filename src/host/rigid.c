@@ -38,15 +38,11 @@ int crd_rigid_create(const crd_model *m, crd_rigid **out)
     crd_q_rotate_inv(B->orientation, B->angular_velocity, s->chi);
     crd_q_rotate_inv(B->orientation, B->velocity, s->chi + 3);
     if (s->fixed) s->chi[3] = s->chi[4] = s->chi[5] = 0.0;
-    for (int i = 0; i < 6; ++i) {
-      s->P[i] = 0.0;
-      for (int j = 0; j < 6; ++j) s->P[i] += s->M[6 * i + j] * s->chi[j];
-    }
-    double x[6];  /* the mass must be positive definite (an added mass could spoil it) */
-    if (crd_rb_solve(6, s->M, 6, s->P, x)) {
+    crd_rb_mat6_vec(s->M, s->chi, s->P);
+    if (!crd_rb_posdef6(s->M)) { /* an added mass can spoil it; the kinetic energy must be positive */
       crd_rigid_destroy(&rg);
-      return CRD_ERR(CRD_ERR_INPUT, "%s: $.rigid_bodies[%d]: body '%s': the 6x6 mass (with added mass) is singular",
-                     m->case_path, ib, B->name);
+      return CRD_ERR(CRD_ERR_INPUT, "%s: $.rigid_bodies[%d]: body '%s': the 6x6 mass (with added mass) is not "
+                     "positive definite (singular or indefinite)", m->case_path, ib, B->name);
     }
   }
   *out = rg;
@@ -207,10 +203,7 @@ static void step_rk4(crd_rigid *rg, int ib, double t, double h)
   crd_dq_normalize(g1);
   s->wext += step_work(rg, ib, t, s->g, t + h, g1);
   memcpy(s->g, g1, sizeof g1);
-  for (int i = 0; i < 6; ++i) {
-    s->P[i] = 0.0;
-    for (int j = 0; j < 6; ++j) s->P[i] += s->M[6 * i + j] * s->chi[j];
-  }
+  crd_rb_mat6_vec(s->M, s->chi, s->P);
 }
 
 int crd_rigid_step(crd_rigid *rg, double t, double h)
@@ -228,11 +221,8 @@ void crd_rigid_measure(const crd_rigid *rg, double *K, double *L, double *J)
   for (int ib = 0; ib < rg->nb; ++ib) {
     const crd_body_state *s = &rg->b[ib];
     double P[6], q[4], x[3], Lw[3], Jw[3], c[3], k = 0.0;
-    for (int i = 0; i < 6; ++i) {
-      P[i] = 0.0;
-      for (int j = 0; j < 6; ++j) P[i] += s->M[6 * i + j] * s->chi[j];
-      k += 0.5 * P[i] * s->chi[i];
-    }
+    crd_rb_mat6_vec(s->M, s->chi, P);
+    for (int i = 0; i < 6; ++i) k += 0.5 * P[i] * s->chi[i];
     *K += k;
     crd_dq_to_pose(s->g, q, x);
     crd_q_rotate(q, P + 3, Lw);       /* a fixed body's linear momentum (reaction-borne) is counted too */

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "crdyn/checkpoint.h"
+#include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
 #include "crdyn/shell_results.h"
@@ -44,13 +45,10 @@ static void element_results(const crd_problem *pb, double *sc, double *ex, doubl
   for (int e = 0; e < m->ne; ++e) {
     double X0[12], p0[12], d[12], p[12];
     const int32_t *qd = m->quads + 4 * e;
-    for (int a = 0; a < 4; ++a)
-      for (int c = 0; c < 3; ++c) {
-        X0[3 * a + c] = m->x[3 * qd[a] + c];
-        p0[3 * a + c] = pb->p0[3 * qd[a] + c];
-        d[3 * a + c] = pb->d[3 * qd[a] + c];
-        p[3 * a + c] = pb->p[3 * qd[a] + c];
-      }
+    crd_elem_gather3(qd, m->x, X0);
+    crd_elem_gather3(qd, pb->p0, p0);
+    crd_elem_gather3(qd, pb->d, d);
+    crd_elem_gather3(qd, pb->p, p);
     const crd_section *s = &m->sections[m->elem_section[e]];
     crd_q4_mat mt = {s->E, s->nu, s->thickness};
     crd_q4_results res;

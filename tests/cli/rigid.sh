@@ -38,6 +38,10 @@ J
 "$CRDYN" run "$tmp/sing.json" --out "$tmp/s" --quiet 2> "$tmp/err"; rc=$?
 [ $rc -ne 0 ] && grep -q 'singular' "$tmp/err"
 ok $? "a singular mass (added mass cancelling the mass) is refused"
+sed 's/\[\[-1,0,0/[[-2,0,0/' "$tmp/sing.json" > "$tmp/indef.json"
+"$CRDYN" run "$tmp/indef.json" --out "$tmp/s2" --quiet 2> "$tmp/err"; rc=$?
+[ $rc -ne 0 ] && grep -q 'not positive definite' "$tmp/err" && [ ! -f "$tmp/s2/history.csv" ]
+ok $? "an indefinite mass (negative added mass beyond the mass) is refused"
 # checkpoint and restart: a run stopped by SIGINT at a random step (or at
 # the stage boundary) and restarted gives the uninterrupted history bitwise
 cat > "$tmp/two.json" <<'J'
