@@ -18,6 +18,8 @@
 
 #include "crdyn/run.h"
 
+struct crd_ties;
+
 typedef struct crd_dyn {
   double *C;          /* 16*ne: element mass coefficients C_ij (eq 40a) */
   double *mlump;      /* nn: lumped translational mass (row sums of C) */
@@ -26,7 +28,8 @@ typedef struct crd_dyn {
   double *w, *wa;     /* 3*nn: p' and p'' */
   double t;           /* current time */
   int step;           /* accepted steps over all stages */
-  double kinetic, strain, L[3], J[3];  /* of the current state */
+  double kinetic, strain, L[3], J[3];  /* of the current state (rigid bodies included) */
+  struct crd_ties *ties;              /* rigid bodies of the model and their tied nodes (tie.h), or NULL */
   /* statistics */
   int implicit_steps, explicit_steps, newton_iters, cuts;
   double max_energy_residual;          /* largest |dE - W| / E per implicit step (rho_inf = 1) */

@@ -20,6 +20,7 @@ typedef struct crd_run_opts {
 } crd_run_opts;
 
 struct crd_ckpt;
+struct crd_ties;
 
 typedef struct crd_run {
   const crd_run_opts *opts;
@@ -31,7 +32,9 @@ typedef struct crd_run {
   crd_history *hist;
   crd_pvd *pvd;
   int nframes;
-  double *extra;            /* probe columns of one history row */
+  double *extra;            /* probe (and rigid body) columns of one history row */
+  struct crd_ties *ties;    /* rigid bodies of a model with a mesh (tie.h), NULL: none */
+  double wext_ties;         /* the bodies' work already in wext */
   /* energy bookkeeping */
   double wext;              /* accumulated external work */
   double *d_prev, *p_prev;  /* state at the last accepted step (3*nn each) */

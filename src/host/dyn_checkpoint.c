@@ -10,14 +10,17 @@
  *   "node.l"   i32[nn]: the dependent normal component of each node (the
  *              choice of the independent pair)
  *   "pvd"      text: the result.pvd entries written so far
- * Rigid bodies will add their own section ("bodies"); readers ignore
- * sections they do not know, and a case with bodies will require it. */
+ *   "ties.state" f64[43 nb]: the rigid bodies of a model with a mesh
+ *              (tie.h: triad, rates, work, tie reaction), required when
+ *              the case has bodies; readers ignore sections they do not know. */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crdyn/checkpoint.h"
 #include "crdyn/dynamics.h"
 #include "crdyn/error.h"
+#include "crdyn/tie.h"
 #include "crdyn/timer.h"
 
 static volatile sig_atomic_t got_signal;
@@ -45,6 +48,20 @@ void crd_dyn_signals_restore(void)
 }
 
 int crd_dyn_interrupted(void) { return got_signal; }
+
+/* "ties.state": the director triads of the rigid bodies, their rates,
+ * work and tie reactions (tie.h), when the model has bodies. */
+static int ties_add(crd_ckpt_writer *w, const crd_ties *t)
+{
+  size_t n = crd_ties_state_size(t);
+  if (!n) return 0;
+  double *st;
+  CRD_CALL(CRD_CALLOC(n, &st));
+  crd_ties_state_get(t, st);
+  int rc = crd_ckpt_add(w, "ties.state", st, n * sizeof(double));
+  free(st);
+  return rc;
+}
 
 int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
 {
@@ -84,6 +101,7 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_dbl(w, "rot_mass_scaling", dy->rot_mass_scaling);
   crd_ckpt_text_dbl(w, "dt_auto", dy->dt_auto);
   crd_ckpt_text_dbl(w, "external_work", r->wext);
+  crd_ckpt_text_dbl(w, "external_work.bodies", r->wext_ties);
   crd_ckpt_text_dbl(w, "t_prev", r->t_prev);
   crd_ckpt_text_dbl(w, "run.strain", r->strain);
   crd_ckpt_text_int(w, "run.steps", r->steps);
@@ -102,7 +120,8 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
       (rc = crd_ckpt_add(w, "node.l", pb->l, (size_t)pb->nn * sizeof(int))) ||
       (rc = crd_ckpt_add(w, "node.v", dy->v, n3)) || (rc = crd_ckpt_add(w, "node.a", dy->a, n3)) ||
       (rc = crd_ckpt_add(w, "node.w", dy->w, n3)) || (rc = crd_ckpt_add(w, "node.wa", dy->wa, n3)) ||
-      (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1))) { /* with its NUL */
+      (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1)) || /* with its NUL */
+      (rc = ties_add(w, r->ties))) {
     crd_ckpt_abort(&w);
     return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   }
@@ -137,6 +156,15 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   CRD_CALL(crd_ckpt_get(c, "node.a", dy->a, n3));
   CRD_CALL(crd_ckpt_get(c, "node.w", dy->w, n3));
   CRD_CALL(crd_ckpt_get(c, "node.wa", dy->wa, n3));
+  size_t nts = crd_ties_state_size(r->ties);
+  if (nts) {
+    double *st;
+    CRD_CALL(CRD_CALLOC(nts, &st));
+    int rc = crd_ckpt_get(c, "ties.state", st, nts * sizeof(double));
+    if (!rc) crd_ties_state_set(r->ties, st);
+    free(st);
+    if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  }
   for (int i = 0; i < nn; ++i)
     CRD_CHECK(pb->l[i] >= 0 && pb->l[i] <= 2, CRD_ERR_INPUT, "%s: node %d: dependent normal component %d (not 0..2)",
               path, i, pb->l[i]);
@@ -166,6 +194,7 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   GET_D("rot_mass_scaling", dy->rot_mass_scaling);
   GET_D("dt_auto", dy->dt_auto);
   GET_D("external_work", r->wext);
+  if (r->ties) GET_D("external_work.bodies", r->wext_ties);
   GET_D("t_prev", r->t_prev);
   GET_D("run.strain", r->strain);
   GET_I("run.steps", r->steps);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "crdyn/dynamics.h"
+#include "crdyn/tie.h"
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
@@ -97,6 +98,7 @@ void crd_dyn_measure(crd_dyn *dy, const crd_problem *pb)
     const crd_section *s = &m->sections[m->elem_section[e]];
     K += crd_q4_kinetic(dy->C + 16 * (size_t)e, s->thickness, x, p, v, w, L, J);
   }
+  crd_ties_measure(dy->ties, &K, L, J);
   dy->kinetic = K;
   memcpy(dy->L, L, sizeof L);
   memcpy(dy->J, J, sizeof J);

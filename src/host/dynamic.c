@@ -7,6 +7,7 @@
 #include "crdyn/checkpoint.h"
 #include "crdyn/dynamics.h"
 #include "crdyn/error.h"
+#include "crdyn/tie.h"
 
 int crd_dynamic_run(crd_run *r)
 {
@@ -15,6 +16,7 @@ int crd_dynamic_run(crd_run *r)
   crd_dyn *dy;
   CRD_CALL(crd_dyn_create(pb, &dy));
   int rc = 0, s0 = 0;
+  dy->ties = r->ties;
   r->vel = dy->v;
   r->normal_rate = dy->w;
   double *F = NULL, U = 0.0;
@@ -25,6 +27,7 @@ int crd_dynamic_run(crd_run *r)
                      dy->t);
   } else {
     crd_dyn_set_initial(dy, pb);
+    crd_ties_node_rates(r->ties, pb, dy->v, dy->a, dy->w, dy->wa); /* tied nodes move with their bodies */
     crd_dyn_constrain(dy, pb);
     if ((rc = CRD_CALLOC(pb->neq, &F))) goto out;
     crd_problem_set_prescribed(pb, 0.0, 0);

@@ -32,6 +32,7 @@
 #include "crdyn/shell_dyn.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
+#include "crdyn/tie.h"
 #include "crdyn/timer.h"
 
 typedef struct ga_param {
@@ -60,6 +61,8 @@ typedef struct im_work {
   double *E_e;                    /* 400*ne: the non-symmetric part of the element Newton matrices */
   double *xe, *y;                 /* neq: inner iteration vectors */
   double x_roundoff;              /* the increment norm that round-off of the positions allows */
+  crd_ties *ties;                 /* rigid bodies and their tied nodes (NULL: none) */
+  crd_tie_step ts;                /* what the step shares with them */
 } im_work;
 
 static void work_free(im_work *w)
@@ -234,6 +237,11 @@ static int initial_accel(crd_run *r, crd_dyn *dy, im_work *w, double t)
   crd_dyn_assemble_mass(dy, pb, pb->K, 1.0);
   r->time_eval += crd_wtime() - t0;
   for (int i = 0; i < pb->neq; ++i) w->R[i] = w->Fe[i] - w->Fi[i] - w->Fin[i];
+  /* tied nodes take their accelerations from the bodies (below); the
+   * free ones are solved for with the tied ones held (a start-up
+   * approximation: the coupling mass M_ft a_t is left out) */
+  crd_ties_zero(dy->ties, w->R);
+  crd_ties_identity(dy->ties, pb->K);
   int rc = factorize(r, 0);
   if (rc) return CRD_ERR(CRD_ERR_NUMERIC, "the mass matrix is not positive definite: %s", crd_err_message());
   CRD_CALL(crd_solver_solve(pb->solver, w->R, w->dx));
@@ -248,6 +256,7 @@ static int initial_accel(crd_run *r, crd_dyn *dy, im_work *w, double t)
     }
     set_physical(dy, pb, i, V, A);
   }
+  crd_ties_node_rates(dy->ties, pb, dy->v, dy->a, dy->w, dy->wa);
   return 0;
 }
 
@@ -265,26 +274,40 @@ static void restore(crd_problem *pb, const im_work *w)
  * about that factor; CRD_IM_SWEEPS sweeps make Newton converge as with the
  * full matrix, for the cost of solves with the factor already at hand. */
 #define CRD_IM_SWEEPS 2
-static int newton_increment(crd_problem *pb, im_work *w)
+static int sweep_solve(crd_problem *pb, im_work *w, const double *b, double *x)
 {
-  CRD_CALL(crd_solver_solve(pb->solver, w->R, w->dx));
+  CRD_CALL(crd_solver_solve(pb->solver, b, x));
   for (int sweep = 0; sweep < CRD_IM_SWEEPS; ++sweep) {
-    memcpy(w->y, w->R, sizeof(double) * (size_t)pb->neq);
+    memcpy(w->y, b, sizeof(double) * (size_t)pb->neq);
     for (int e = 0; e < pb->ne; ++e) {
       const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
       const double *E = w->E_e + 400 * (size_t)e;
-      double x[20];
-      for (int a = 0; a < 20; ++a) x[a] = eq[a] >= 0 ? w->dx[eq[a]] : 0.0;
+      double xe[20];
+      for (int a = 0; a < 20; ++a) xe[a] = eq[a] >= 0 ? x[eq[a]] : 0.0;
       for (int a = 0; a < 20; ++a) {
         if (eq[a] < 0) continue;
         double v = 0.0;
-        for (int b = 0; b < 20; ++b) v += E[20 * a + b] * x[b];
+        for (int c = 0; c < 20; ++c) v += E[20 * a + c] * xe[c];
         w->y[eq[a]] -= v;
       }
     }
-    CRD_CALL(crd_solver_solve(pb->solver, w->y, w->dx));
+    crd_ties_zero(w->ties, w->y); /* the tied rows are the bodies' (tie.h) */
+    CRD_CALL(crd_solver_solve(pb->solver, w->y, x));
   }
   return 0;
+}
+
+static int newton_increment(crd_problem *pb, im_work *w) { return sweep_solve(pb, w, w->R, w->dx); }
+
+/* the solve the bodies' Schur complement uses for its columns (tie.h) */
+typedef struct sweep_ctx {
+  crd_problem *pb;
+  im_work *w;
+} sweep_ctx;
+static int sweep_cb(void *ctx, const double *b, double *x)
+{
+  sweep_ctx *c = ctx;
+  return sweep_solve(c->pb, c->w, b, x);
 }
 
 /* One step t0 -> t0 + dt.  0: converged (state, rates and *U at the end);
@@ -320,6 +343,9 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     w->du[5 * i + c] = pb->d[3 * i + c] - w->d0[3 * i + c];
   }
   double cm = (1.0 - g->am) / (g->beta * dt * dt);
+  crd_tie_step tst = {w->d0, w->p0, w->df, w->pf, w->Bs, w->E_e, dt, g->am, g->af, g->beta, g->gamma, tf};
+  w->ts = tst;
+  crd_ties_begin(w->ties, pb, &w->ts, w->du);
   int n = pb->neq, rc = 0;
   double dxn = 0.0;
   for (int it = 0;; ++it) {
@@ -335,8 +361,10 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
     if (rc) break;
     crd_dyn_test_nan(r, dy->step + 1, w->Fe, n);
     for (int i = 0; i < n; ++i) w->R[i] = w->Fin[i] + w->Fi[i] - w->Fe[i];
-    *res = nrm(n, w->R);
-    double ref = fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm));
+    double rb2 = 0.0, bscale = 0.0;
+    crd_ties_residual(w->ties, pb, &w->ts, w->R, &rb2, &bscale); /* the bodies' balance; tied rows of R zeroed */
+    *res = sqrt(nrm(n, w->R) * nrm(n, w->R) + rb2);
+    double ref = fmax(fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm)), bscale);
     double dun = nrm(5 * (int)nn, w->du);
     *iters = it;
     if (!isfinite(*res)) { /* watchdog: name where it is */
@@ -374,18 +402,23 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       break;
     }
     double tf0 = crd_wtime();
+    if ((rc = crd_ties_condense(w->ties, pb, &w->ts))) break;
     rc = factorize(r, 1);
     r->time_factor += crd_wtime() - tf0;
     if (rc) break;
     double ts = crd_wtime();
-    if ((rc = newton_increment(pb, w))) break;
+    double dx2 = 0.0;
+    if ((rc = newton_increment(pb, w)) ||
+        (rc = crd_ties_solve(w->ties, pb, sweep_cb, &(sweep_ctx){pb, w}, &w->ts, w->dx, w->du, &dx2)))
+      break;
     r->time_solve += crd_wtime() - ts;
     for (size_t k = 0; k < 5 * nn; ++k)
       if (pb->eq[k] >= 0) w->du[k] -= w->dx[pb->eq[k]];
-    dxn = nrm(n, w->dx);
+    dxn = sqrt(nrm(n, w->dx) * nrm(n, w->dx) + dx2);
   }
   if (rc) {
     restore(pb, w);
+    crd_ties_restore(w->ties);
     return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
   }
   for (size_t i = 0; i < nn; ++i)
@@ -404,6 +437,7 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
 static void restore_all(crd_problem *pb, crd_dyn *dy, const im_work *w)
 {
   restore(pb, w);
+  crd_ties_restore(w->ties);
   for (size_t i = 0; i < (size_t)pb->nn; ++i)
     for (int c = 0; c < 3; ++c) {
       dy->v[3 * i + c] = w->V0[5 * i + c];
@@ -420,6 +454,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   im_work w;
   memset(&w, 0, sizeof w);
   CRD_CALL(work_alloc(&w, pb->nn, pb->ne, pb->neq));
+  w.ties = dy->ties;
   int resume = dy->cur.resume && dy->cur.stage == istage, rc = 0, good = 0;
   dy->cur.resume = 0;
   dy->cur.stage = istage;
@@ -454,7 +489,8 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       /* energy watchdog, before the step is accepted: with no external
        * power the total energy must not rise (rho_inf <= 1) */
       crd_dyn_measure(dy, pb);
-      double dW = crd_loads_work(r->loads, pb, r->t_prev, dy->t + h, 0, r->d_prev, r->p_prev);
+      double dW = crd_loads_work(r->loads, pb, r->t_prev, dy->t + h, 0, r->d_prev, r->p_prev) +
+                  crd_ties_step_work(w.ties);
       E = dy->kinetic + U - (r->wext + dW);
       scale = fmax(scale, fmax(dy->kinetic + U, fabs(r->wext + dW)));
       if (dW == 0.0 && pb->npres == 0 && E - E_prev > CRD_WATCH_ENERGY_RISE * scale) {
@@ -480,6 +516,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       continue;
     }
     if (rc < 0) goto out;
+    crd_ties_accept(w.ties);
     dy->t += h;
     dy->step++;
     dy->implicit_steps++;

@@ -14,6 +14,7 @@
 #include "crdyn/error.h"
 #include "crdyn/run.h"
 #include "crdyn/shell_results.h"
+#include "crdyn/tie.h"
 #include "crdyn/timer.h"
 
 #define CRD_VERSION "0.1.0"
@@ -119,6 +120,9 @@ int crd_run_record(crd_run *r, int step, double time, double lf, int iters, doub
     else
       r->wext += crd_loads_work(r->loads, pb, is_static ? r->t_prev : r->t_prev, is_static ? lf : time,
                                 is_static, r->d_prev, r->p_prev);
+    double wb = crd_ties_work(r->ties); /* the bodies' loads: summed by the bodies step by step */
+    r->wext += wb - r->wext_ties;
+    r->wext_ties = wb;
   }
   memcpy(r->d_prev, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(r->p_prev, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
@@ -133,6 +137,7 @@ int crd_run_record(crd_run *r, int step, double time, double lf, int iters, doub
         r->extra[6 * k + 3 + c] = pb->p[3 * i + c];
       }
     }
+    crd_ties_columns(r->ties, r->extra + 6 * o->nprobes);
     double en[4] = {kinetic, strain, r->wext, kinetic + strain - r->wext};
     CRD_CALL(crd_history_row(r->hist, step, time, lf, iters, resid, en, L, J, r->extra));
     r->nrows++;
@@ -303,6 +308,7 @@ static void run_free(crd_run *r)
   if (r->hist) crd_history_close(&r->hist, 0);
   crd_pvd_destroy(&r->pvd);
   crd_loads_destroy(&r->loads);
+  crd_ties_destroy(&r->ties);
   crd_problem_destroy(&r->pb);
   crd_model_destroy(&r->m);
   free(r->extra);
@@ -333,10 +339,18 @@ int crd_run_case(const crd_run_opts *opts)
   crd_model *m = r->m;
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
   const char *be = opts->backend ? opts->backend : m->backend;
-  if (m->nbodies > 0 && m->ne > 0) {
-    rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies together with a shell mesh (tie) are not "
-                 "supported by this version yet; a model of rigid bodies alone runs", m->case_path);
-    goto out;
+  if (m->nbodies > 0 && m->ne > 0) { /* tie.h: implicit dynamic stages only */
+    if (m->analysis.type != CRD_ANALYSIS_DYNAMIC) {
+      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies with a shell mesh run in dynamic analyses "
+                   "only (this one is %s)", m->case_path, m->analysis.type == CRD_ANALYSIS_STATIC ? "static" : "modal");
+      goto out;
+    }
+    for (int s = 0; s < m->analysis.nstages; ++s)
+      if (m->analysis.stages[s].integrator != CRD_INT_IMPLICIT) {
+        rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.stages[%d].integrator: rigid bodies with a shell mesh "
+                     "(tie) are not supported in explicit stages yet; use implicit stages", m->case_path, s);
+        goto out;
+      }
   }
   if (m->ne == 0) { /* rigid bodies only */
     if (strcmp(be, "cpu") && strcmp(be, "auto")) {
@@ -362,6 +376,7 @@ int crd_run_case(const crd_run_opts *opts)
     if (!opts->quiet) printf("backend %s: %s\n", r->pb->be->ops->name, r->pb->be->device_name);
   }
   if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
+  if ((rc = crd_ties_create(m, r->pb, &r->ties))) goto out;
   if (opts->check_only) {
     print_check(r);
     goto out;
@@ -419,9 +434,9 @@ int crd_run_case(const crd_run_opts *opts)
     remove(sp);
     remove(r->ckpt_path); /* an earlier run's: this run's history replaces the one it continues */
   }
-  int np = m->output.nprobes;
+  int np = m->output.nprobes, nx = 6 * np + crd_ties_ncols(r->ties);
   char **names = NULL;
-  if ((rc = CRD_CALLOC(6 * np, &r->extra)) || (rc = CRD_CALLOC(6 * np, &names)) ||
+  if ((rc = CRD_CALLOC(nx, &r->extra)) || (rc = CRD_CALLOC(nx, &names)) ||
       (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->d_prev)) || (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->p_prev))) {
     free(names);
     goto out;
@@ -431,6 +446,8 @@ int crd_run_case(const crd_run_opts *opts)
     names[k] = malloc(CRD_NAME_MAX + 4);
     snprintf(names[k], CRD_NAME_MAX + 4, "%s.%s", m->output.probes[k / 6].name, suf[k % 6]);
   }
+  for (int k = 6 * np; k < nx; ++k) names[k] = malloc(CRD_NAME_MAX + 16);
+  crd_ties_col_names(r->ties, names + 6 * np, CRD_NAME_MAX + 16);
   if (r->restart) {
     long long hb, hh, v;
     if (!(rc = crd_ckpt_get_int(r->restart, "run", "history.bytes", &hb)) &&
@@ -439,10 +456,10 @@ int crd_run_case(const crd_run_opts *opts)
       r->nrows = (int)v;
       if (!(rc = crd_ckpt_get_int(r->restart, "run", "frames", &v))) r->nframes = (int)v;
     }
-    if (!rc) rc = crd_history_resume(r->dir, 6 * np, (int64_t)hb, (uint64_t)hh, &r->hist);
+    if (!rc) rc = crd_history_resume(r->dir, nx, (int64_t)hb, (uint64_t)hh, &r->hist);
   } else
-    rc = crd_history_open(r->dir, 6 * np, (const char *const *)names, &r->hist);
-  for (int k = 0; k < 6 * np; ++k) free(names[k]);
+    rc = crd_history_open(r->dir, nx, (const char *const *)names, &r->hist);
+  for (int k = 0; k < nx; ++k) free(names[k]);
   free(names);
   if (rc) goto out;
   if (!opts->quiet)
