@@ -32,7 +32,10 @@
  * identity) and a small dense block per body, eliminated by its Schur
  * complement: 6 extra solves per body and Newton iteration.
  *
- * Explicit stages with ties are not supported yet (refused). */
+ * Explicit stages (explicit.c calls crd_ties_ex_*): the body and the lumped
+ * masses of its tied nodes are one rigid body, advanced by a central-
+ * difference Newton-Euler step on the rotation group; the tied nodes follow
+ * it (tie.c). */
 #ifndef CRDYN_TIE_H
 #define CRDYN_TIE_H
 
@@ -91,6 +94,17 @@ void crd_ties_restore(crd_ties *t);
 /* External work on the bodies over the step in progress and so far. */
 double crd_ties_step_work(const crd_ties *t);
 double crd_ties_work(const crd_ties *t);
+
+/* Explicit stages.  begin: the rigid mass with the tied nodes' lumped
+ * masses (mlump, s plump), and unless resuming the momentum and its rate
+ * from the forces Fe - Fi (neq) of the current state; move: the half kick
+ * and the new pose, the tied nodes' d and p set; finish: the forces of the
+ * new state, the second kick, the triad's and the tied nodes' rates. */
+void crd_ties_ex_begin(crd_ties *t, const crd_problem *pb, const double *mlump, const double *plump, double s,
+                       const double *Fi, const double *Fe, double time, int resume);
+void crd_ties_ex_move(crd_ties *t, crd_problem *pb, double h);
+void crd_ties_ex_finish(crd_ties *t, const crd_problem *pb, const double *Fi, const double *Fe, double time,
+                        double h, double *v, double *a, double *w, double *wa);
 
 /* Kinetic energy, L and J (about the origin) of the bodies, added. */
 void crd_ties_measure(const crd_ties *t, double *K, double *L, double *J);

@@ -173,6 +173,7 @@ void crd_dyn_measure_lumped(crd_dyn *dy, const crd_problem *pb, double rot_scale
       J[c] += mi * xv[c] + pi * pw[c];
     }
   }
+  crd_ties_measure(dy->ties, &K, L, J); /* the bodies' own mass (the tied nodes' is above) */
   dy->kinetic = K;
   memcpy(dy->L, L, sizeof L);
   memcpy(dy->J, J, sizeof J);

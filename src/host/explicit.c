@@ -23,6 +23,7 @@
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
+#include "crdyn/tie.h"
 #include "crdyn/timer.h"
 
 /* Largest eigenvalue of M^-1 K for one element (lumped M, 20 DOFs) by power
@@ -227,11 +228,15 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       rc = explicit_failed(dy, istage, dy->t, crd_err_message());
       goto out;
     }
+    /* rigid bodies and their tied nodes (tie.h): one rigid body each */
+    crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, s, x.Fi, x.Fe, dy->t, 0);
+    crd_ties_node_rates(dy->ties, pb, dy->v, dy->a, dy->w, dy->wa);
     crd_dyn_measure_lumped(dy, pb, s);
     dy->cur.E_start = dy->kinetic + dy->strain - r->wext;
     dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
     dy->cur.n_scaled = 0;
   }
+  if (resume) crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, s, NULL, NULL, dy->t, 1);
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   for (int n = n0 + 1; n <= nsteps; ++n) {
     for (size_t k = 0; k < n3; ++k) {
@@ -240,6 +245,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     }
     double t1 = (n == nsteps) ? st->t_end : t0 + n * dt;
     advance(pb, &x, dt, t1);
+    crd_ties_ex_move(dy->ties, pb, dt);
     /* rates predicted at t_{n+1} for f_m, then the accelerations there */
     for (size_t k = 0; k < n3; ++k) dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
     x.step = dy->step + 1;
@@ -251,6 +257,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       dy->v[k] = x.vh[k] + 0.5 * dt * dy->a[k];
       dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
     }
+    crd_ties_ex_finish(dy->ties, pb, x.Fi, x.Fe, t1, dt, dy->v, dy->a, dy->w, dy->wa);
     /* watchdogs before the step is recorded */
     int bad = crd_dyn_nonfinite_node(dy, pb);
     if (bad >= 0) {
@@ -260,7 +267,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       goto out;
     }
     crd_dyn_measure_lumped(dy, pb, s);
-    double dW = crd_loads_work(r->loads, pb, r->t_prev, t1, 0, r->d_prev, r->p_prev);
+    double dW = crd_loads_work(r->loads, pb, r->t_prev, t1, 0, r->d_prev, r->p_prev) + crd_ties_step_work(dy->ties);
     double E = dy->kinetic + dy->strain - (r->wext + dW);
     double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(r->wext + dW)));
     if (scale > 0) dy->cur.n_scaled++;
@@ -274,6 +281,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       goto out;
     }
     dy->cur.E_scale = scale;
+    crd_ties_accept(dy->ties);
     dy->t = t1;
     dy->step++;
     dy->explicit_steps++;

@@ -339,18 +339,12 @@ int crd_run_case(const crd_run_opts *opts)
   crd_model *m = r->m;
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
   const char *be = opts->backend ? opts->backend : m->backend;
-  if (m->nbodies > 0 && m->ne > 0) { /* tie.h: implicit dynamic stages only */
+  if (m->nbodies > 0 && m->ne > 0) { /* tie.h: dynamic analyses only */
     if (m->analysis.type != CRD_ANALYSIS_DYNAMIC) {
       rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies with a shell mesh run in dynamic analyses "
                    "only (this one is %s)", m->case_path, m->analysis.type == CRD_ANALYSIS_STATIC ? "static" : "modal");
       goto out;
     }
-    for (int s = 0; s < m->analysis.nstages; ++s)
-      if (m->analysis.stages[s].integrator != CRD_INT_IMPLICIT) {
-        rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.stages[%d].integrator: rigid bodies with a shell mesh "
-                     "(tie) are not supported in explicit stages yet; use implicit stages", m->case_path, s);
-        goto out;
-      }
   }
   if (m->ne == 0) { /* rigid bodies only */
     if (strcmp(be, "cpu") && strcmp(be, "auto")) {
