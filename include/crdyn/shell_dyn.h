@@ -206,7 +206,7 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
   crd_q4_rot_map(ul, r0xy, qf, J, abc);
   double U = crd_q4_local_avg(xl0, qa, qb, w, mt, f, (KG || E) ? k : 0, min_det);
   double Tf[400]; /* T at the midpoint: for the skew part and the pull to global */
-  if (fG || KG || (E && Bs)) crd_q4_transform_basis(&F, X0, df, pf, l, Bs, Tf);
+  if (KG || (E && Bs)) crd_q4_transform_basis(&F, X0, df, pf, l, Bs, Tf);
   if (E && Bs) {
     double Tb[400];
     crd_q4_transform_basis(&Fb, X0, db, pb, l, 0, Tb);
@@ -215,7 +215,8 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
   double dU = 0.0;
   for (int a = 0; a < 20; ++a) dU += f[a] * (qb[a] - qa[a]);   /* = U_b - U_a when w = 1/2 */
   crd_q4_rot_pullback(ul, J, abc, f, KG ? k : 0);
-  if (fG || KG) crd_q4_to_global_T(&F, X0, df, pf, l, Bs, Tf, f, k, fG, KG);
+  if (KG) crd_q4_to_global_T(&F, X0, df, pf, l, Bs, Tf, f, k, fG, KG);
+  else if (fG) crd_q4_to_global(&F, X0, df, pf, l, Bs, f, k, fG, 0);
   if (fG && Bs && w == 0.5) {
     double xf[12], dz[24], g[24], m[24];
     for (int i = 0; i < 4; ++i)
