@@ -51,9 +51,9 @@ CRD_HD void crd_cr_hnorm(const double *lam, const double *y, double r, double *H
                             ly * ((i == j ? 1.0 : 0.0) - 3.0 * y[i] * y[j]));
 }
 
-/* Frame of a quad from its current nodal positions x (12), with derivatives
- * when J is wanted (always computed here: cheap). */
-CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
+/* The frame's axes, diagonals and norms from the nodal positions x (12);
+ * F->J is left alone (the initial frame needs no derivatives). */
+CRD_HD void crd_cr_frame_axes(const double *x, crd_cr_frame *F)
 {
   double v13[3], v24[3];
   for (int c = 0; c < 3; ++c) {
@@ -76,6 +76,13 @@ CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
     F->e[1][c] = qy[c] / F->ry;
   }
   crd_cross3(F->e[0], F->e[1], F->e[2]);
+}
+
+/* Frame of a quad from its current nodal positions x (12), with its
+ * derivatives J. */
+CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
+{
+  crd_cr_frame_axes(x, F);
   double Pa[9], Pb[9], Mx[9], My[9];
   crd_cr_proj(F->a, F->r13, Pa);
   crd_cr_proj(F->b, F->r24, Pb);
@@ -215,7 +222,7 @@ CRD_HD void crd_q4_local_vars_init(const double *X0, const double *p0, double *x
   crd_cr_frame F0;
   for (int i = 0; i < 4; ++i)
     for (int c = 0; c < 3; ++c) x0[3 * i + c] = X0[3 * i + c] - X0[c];
-  crd_cr_frame_build(x0, &F0);
+  crd_cr_frame_axes(x0, &F0);
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) xl0[3 * i + k] = crd_dot3(F0.e[k], x0 + 3 * i);
     for (int k = 0; k < 2; ++k) r0xy[2 * i + k] = crd_dot3(F0.e[k], p0 + 3 * i);           /* eq 9 */
