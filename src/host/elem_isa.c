@@ -60,21 +60,21 @@ static const crd_elem_isa isa_v4 = {"x86-64-v4", crd_elem_static_v4, crd_elem_mi
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* what -march=x86-64-v3 / -v4 let the compiler use (gcc's level definitions) */
-static int cpu_v3(void)
+static inline int cpu_v3(void)
 {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
          __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx");
 }
-static int cpu_v4(void)
+static inline int cpu_v4(void)
 {
   return cpu_v3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
          __builtin_cpu_supports("avx512cd");
 }
 #else
-static int cpu_v3(void) { return 0; }
-static int cpu_v4(void) { return 0; }
+static inline int cpu_v3(void) { return 0; }
+static inline int cpu_v4(void) { return 0; }
 #endif
 
 const crd_elem_isa *crd_elem_isa_find(const char *name)
