@@ -3,7 +3,7 @@
 # does not depend on them and none of their code is kept in this tree.
 #   CalculiX ccx (Debian calculix-ccx): S4 implicit / S4R explicit, NLGEOM
 #   OpenSees (PyPI openseespy), only if its wheel runs here
-# Run as root (apt-get) or with sudo; pip installs into the user site.
+# Run as root (apt-get) or with sudo; openseespy goes into profiling/peers/venv.
 set -u
 if ! command -v ccx >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then

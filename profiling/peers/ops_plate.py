@@ -4,8 +4,11 @@ ElasticMembranePlateSection (E, nu, h, rho of ccx_plate), clamped along
 x = 0, equal nodal z forces on x = 1 ramped by the same amplitude.
 Implicit: GeneralizedAlpha with the rho_inf of crdyn's stage (alpha_m =
 (2 - rho)/(1 + rho), alpha_f = 1/(1 + rho), OpenSees' convention), Newton,
-a relative unbalance test at crdyn's tolerance, the symmetric sparse
-solver.  Explicit: ExplicitDifference (lumped diagonal mass).
+NormDispIncr 1e-10 m (an unbalance test stalls at a round-off floor),
+UmfPack.  Its Newton converges only linearly on this model (profiling/
+README.md "OpenSees"), so bench.py times a bounded number of iterations.
+Explicit: ExplicitDifference, Diagonal system, with a nodal rotary mass
+rho h^3/12 per tributary area (the section has none).
 
 openseespy is installed by peers/install.sh into profiling/peers/venv (an
 ignored folder; crdyn does not depend on it).  Each run is a child process
