@@ -51,6 +51,18 @@ CL_PARTS := include/crdyn/crd_hd.h include/crdyn/director.h include/crdyn/shell_
 ifeq ($(OPENCL),1)
   LIB_OBJ += $(BUILD)/obj/crd_cl_source.o
 endif
+# The CPU element bodies are also built for wider x86-64 levels and picked
+# at run time (include/crdyn/elem_isa.h): the same binary runs on any
+# x86-64 and uses AVX2/AVX-512 where the CPU has them.  PORTABLE=1 (or
+# ELEM_ISAS=) builds the generic variant only.  -ffp-contract=off: no FMA
+# fusion, so every variant gives the generic variant's (and OpenCL's) bits.
+ifeq ($(PORTABLE),1)
+  ELEM_ISAS ?=
+else ifeq ($(shell uname -m),x86_64)
+  ELEM_ISAS ?= v3 v4
+endif
+ELEM_OPT ?= -O3 -ffp-contract=off
+LIB_OBJ += $(patsubst %,$(BUILD)/obj/elem_isa_%.o,$(ELEM_ISAS))
 TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
 HEADERS := $(wildcard include/crdyn/*.h)
@@ -97,6 +109,12 @@ deps:
 
 $(BUILD)/obj/%.o: src/host/%.c $(HEADERS) | $(BUILD)/obj
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/elem_isa.o: src/host/elem_isa.c $(HEADERS) | $(BUILD)/obj
+	$(CC) $(CPPFLAGS) $(foreach i,$(ELEM_ISAS),-DCRD_ELEM_HAVE_$(i)) $(CFLAGS) $(ELEM_OPT) -c $< -o $@
+
+$(BUILD)/obj/elem_isa_%.o: src/host/elem_isa.c $(HEADERS) | $(BUILD)/obj
+	$(CC) $(CPPFLAGS) -DCRD_ELEM_ISA_SUFFIX=$* $(CFLAGS) $(ELEM_OPT) -march=x86-64-$* -c $< -o $@
 
 $(BUILD)/gen/crd_cl_source.c: tools/cl_embed.sh $(CL_PARTS) | $(BUILD)/gen
 	sh tools/cl_embed.sh $@ $(CL_PARTS)
@@ -197,7 +215,7 @@ fuzz: fuzz-build
 # Benchmarks (profiling/README.md): not part of `make test`.  bench-tools are
 # the ceilings (DGEMM of the OpenBLAS crdyn links, triad bandwidth) and the
 # element flop counter; BENCH_ARGS go to profiling/bench.py.
-BENCH_TOOLS := $(BUILD)/bench/ceil_dgemm $(BUILD)/bench/ceil_stream $(BUILD)/bench/flopcount
+BENCH_TOOLS := $(BUILD)/bench/ceil_dgemm $(BUILD)/bench/ceil_stream $(BUILD)/bench/flopcount $(BUILD)/bench/kernbench
 bench-tools: $(BENCH_TOOLS)
 $(BUILD)/bench/ceil_dgemm: profiling/src/ceil_dgemm.c | $(BUILD)/bench
 	$(CC) -O2 -std=c11 -Wall -Wextra $< -o $@ -lopenblas
@@ -205,6 +223,8 @@ $(BUILD)/bench/ceil_stream: profiling/src/ceil_stream.c | $(BUILD)/bench
 	$(CC) $(OPT) -std=c11 -Wall -Wextra -fopenmp $< -o $@
 $(BUILD)/bench/flopcount: profiling/src/flopcount.cpp $(HEADERS) | $(BUILD)/bench
 	$(CXX) -O1 -std=c++11 -Wall -Wextra -Iinclude $< -o $@
+$(BUILD)/bench/kernbench: profiling/src/kernbench.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/bench
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
 $(BUILD)/bench:
 	mkdir -p $@
 bench: all bench-tools
@@ -214,6 +234,7 @@ bench-smoke: all bench-tools
 
 info:
 	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu$$( [ "$(OPENCL)" = 1 ] && echo ', opencl')"; \
+	echo "element variants: generic $(ELEM_ISAS) ($(ELEM_OPT))"; \
 	for f in $(DEP_FILES); do [ -e $$f ] && echo "found $$f" || echo "MISSING $$f"; done
 
 clean:

@@ -21,6 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "peers"))
 import ccx_plate  # noqa: E402
+import ops_plate  # noqa: E402
 
 E, NU, RHO, H = ccx_plate.E, ccx_plate.NU, ccx_plate.RHO, ccx_plate.H
 RHO_INF = 0.9          # generalized-alpha; ccx HHT alpha = -0.05 is rho_inf ~ 0.905
@@ -215,7 +216,42 @@ def peers(a):
                             "crdyn_explicit_vs_crdyn_implicit": compare(hc, he)[0],
                             "ccx_S4R_explicit_vs_ccx_S4_implicit": compare(cc["tip"], cx["tip"])[0],
                             "dt": dtc, "crdyn_newton_per_step": sc["dynamics"]["newton_per_implicit_step"]}
+    p["opensees"] = opensees_peer(a, se, he)
     return p
+
+
+OPS_EXPL_INC = 20   # OpenSees explicit increments timed (about 0.7 s each on the 100x100 plate here)
+OPS_MAX_IT = 5      # Newton iterations of the one timed OpenSees implicit step
+
+
+def opensees_peer(a, se, he):
+    """OpenSees (openseespy, ASDShellQ4 -corotational) on the same plate,
+    bounded: one implicit step of at most OPS_MAX_IT Newton iterations (time
+    per iteration; its Newton does not converge here, see profiling/README.md)
+    and OPS_EXPL_INC explicit increments at crdyn's stable dt (time per
+    increment, tip against crdyn's explicit history over those times)."""
+    n = PEER_N
+    why = ops_plate.available()
+    if why:
+        return {"error": why}
+    o = {"version": ops_plate.version()}
+    ri = ops_plate.run(os.path.join(a.out, "ops_implicit"), n, "implicit", IMPL_DT, IMPL_DT, F_TIP, IMPL_AMP,
+                       rho_inf=RHO_INF, max_iter=OPS_MAX_IT, threads=a.threads, timeout=600)
+    o["implicit"] = {k: v for k, v in ri.items() if k != "tip"}
+    if ri.get("newton_iterations"):
+        o["implicit"]["newton_s"] = ri["loop_s"] / ri["newton_iterations"]
+    dts = se["dynamics"]["explicit_stable_dt"]
+    re_ = ops_plate.run(os.path.join(a.out, "ops_explicit"), n, "explicit", dts, OPS_EXPL_INC * dts, F_TIP, EXPL_AMP,
+                        threads=a.threads, timeout=600)
+    o["explicit"] = {k: v for k, v in re_.items() if k != "tip"}
+    if re_.get("increments"):
+        o["explicit"]["increment_s"] = re_["loop_s"] / re_["increments"]
+        tip = re_.get("tip", [])
+        cr = [(t, u) for t, u in he if t <= tip[-1][0] * (1 + 1e-9)] if tip else []
+        if tip and cr:
+            o["explicit"]["tip_error_vs_crdyn"], o["explicit"]["tip_peak_crdyn"] = compare(cr, tip)
+            o["explicit_tip"] = {"opensees": tip, "crdyn": cr}
+    return o
 
 
 # --------------------------------------------------------------- report
@@ -375,6 +411,7 @@ def peer_report(p):
               "- crdyn explicit vs crdyn implicit: %.2f%%" % (100 * pc["crdyn_explicit_vs_crdyn_implicit"]),
               "- ccx S4R explicit vs ccx S4 implicit: %.2f%%" % (100 * pc["ccx_S4R_explicit_vs_ccx_S4_implicit"]),
               ""]
+    L += opensees_report(p, cr_newton, xe["explicit_step"]["seconds_each"])
     L += ["### Peer targets", ""] + tgt + ["",
           "| t s | ccx uz (implicit) | crdyn uz |", "|---|---|---|"]
     for t, u in p["implicit_tip"]["ccx"][::2]:
@@ -384,6 +421,47 @@ def peer_report(p):
     for t, u in p["explicit_tip"]["ccx"][::4]:
         ui = interp(p["explicit_tip"]["crdyn"], t)
         L.append("| %.4g | %.5g | %s |" % (t, u, g(ui, "%.5g")))
+    return L
+
+
+def opensees_report(p, cr_newton, cr_inc):
+    o = p.get("opensees")
+    if not o:
+        return []
+    L = ["## Peer: OpenSees (openseespy) on the same %dx%d plate" % (p["n"], p["n"]), ""]
+    if o.get("error"):
+        return L + ["Not run: %s." % o["error"], ""]
+    oi, oe = o.get("implicit", {}), o.get("explicit", {})
+    L += ["OpenSees %s from PyPI in profiling/peers/venv: ASDShellQ4 `-corotational`, ElasticMembranePlateSection, "
+          "6 DOFs per node (%s equations), 1 thread.  Implicit: GeneralizedAlpha (rho_inf = %g), Newton, "
+          "NormDispIncr 1e-10, UmfPack; one step of at most %d iterations is timed.  Explicit: ExplicitDifference "
+          "with a diagonal rotary mass rho h^3/12 (the section has none), %d increments at crdyn's stable dt."
+          % (o.get("version"), oi.get("equations"), RHO_INF, OPS_MAX_IT, OPS_EXPL_INC), ""]
+    if oi.get("error"):
+        L += ["**Implicit: %s** -- the iterations converge only linearly (factor ~0.6 per iteration, the same "
+              "with Newmark, a static LoadControl step, the linear ASDShellQ4 and any of UmfPack, SparseSYM, "
+              "ProfileSPD, BandGeneral: profiling/README.md), so the time per iteration is comparable (each is "
+              "an assembly, a factorization and a solve) but the answer and the time per step are not." % oi["error"], ""]
+    L += ["| figure | crdyn | OpenSees | OpenSees / crdyn |", "|---|---|---|---|"]
+    if oi.get("newton_s"):
+        L.append("| s per Newton iteration | %.3g | %.3g | %.1f |" % (cr_newton, oi["newton_s"], oi["newton_s"] / cr_newton))
+    if oe.get("increment_s"):
+        ne = p["n"] ** 2
+        L.append("| s per explicit increment | %.3g | %.3g | %.1f |" % (cr_inc, oe["increment_s"], oe["increment_s"] / cr_inc))
+        L.append("| us per explicit element update | %.3g | %.3g | %.1f |" % (1e6 * cr_inc / ne, 1e6 * oe["increment_s"] / ne,
+                                                                         oe["increment_s"] / cr_inc))
+    L.append("")
+    if "tip_error_vs_crdyn" in oe:
+        L += ["Explicit tip z over the %d OpenSees increments (%.3g s): max difference %.1f%% of crdyn's peak "
+              "%.4g m (early in the ramp: small values, so a loose check)." % (
+                  OPS_EXPL_INC, OPS_EXPL_INC * 0 + (o["explicit_tip"]["opensees"][-1][0]),
+                  100 * oe["tip_error_vs_crdyn"], oe["tip_peak_crdyn"]), "",
+              "| t s | crdyn uz | OpenSees uz |", "|---|---|---|"]
+        for t, u in o["explicit_tip"]["crdyn"]:
+            L.append("| %.4g | %.5g | %s |" % (t, u, g(interp(o["explicit_tip"]["opensees"], t), "%.5g")))
+        L.append("")
+    elif oe.get("error"):
+        L += ["Explicit: %s." % oe["error"], ""]
     return L
 
 

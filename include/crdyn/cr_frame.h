@@ -51,9 +51,9 @@ CRD_HD void crd_cr_hnorm(const double *lam, const double *y, double r, double *H
                             ly * ((i == j ? 1.0 : 0.0) - 3.0 * y[i] * y[j]));
 }
 
-/* Frame of a quad from its current nodal positions x (12), with derivatives
- * when J is wanted (always computed here: cheap). */
-CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
+/* The frame's axes, diagonals and norms from the nodal positions x (12);
+ * F->J is left alone (the initial frame needs no derivatives). */
+CRD_HD void crd_cr_frame_axes(const double *x, crd_cr_frame *F)
 {
   double v13[3], v24[3];
   for (int c = 0; c < 3; ++c) {
@@ -76,6 +76,13 @@ CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
     F->e[1][c] = qy[c] / F->ry;
   }
   crd_cross3(F->e[0], F->e[1], F->e[2]);
+}
+
+/* Frame of a quad from its current nodal positions x (12), with its
+ * derivatives J. */
+CRD_HD void crd_cr_frame_build(const double *x, crd_cr_frame *F)
+{
+  crd_cr_frame_axes(x, F);
   double Pa[9], Pb[9], Mx[9], My[9];
   crd_cr_proj(F->a, F->r13, Pa);
   crd_cr_proj(F->b, F->r24, Pb);
@@ -191,9 +198,21 @@ CRD_HD void crd_cr_dE(const crd_cr_frame *F, int k, int j, double *dE)
 /* Local variables u_L (20: t_i, r_i,xy; eqs 8, 10) and the initial local
  * normals r0xy (8) from the element's initial and current state.
  * X0, d, p0, p: 12 each (node-major).  xl0 (12) out: initial local coords. */
+CRD_HD void crd_q4_local_vars_init(const double *X0, const double *p0, double *x0, double *xl0, double *r0xy);
+CRD_HD void crd_q4_local_vars_cur(const double *x0, const double *xl0, const double *d, const double *p,
+                                  crd_cr_frame *F, double *ul);
 CRD_HD void crd_q4_local_vars(const double *X0, const double *d, const double *p0,
                               const double *p, crd_cr_frame *F, double *xl0, double *ul,
                               double *r0xy)
+{
+  double x0[12];
+  crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
+  crd_q4_local_vars_cur(x0, xl0, d, p, F, ul);
+}
+
+/* The initial-state half of crd_q4_local_vars: x0 (12, positions relative
+ * to node 0), xl0 and r0xy; a step with several states computes it once. */
+CRD_HD void crd_q4_local_vars_init(const double *X0, const double *p0, double *x0, double *xl0, double *r0xy)
 {
   /* Positions relative to node 0's initial position, formed as
    * (X0_i - X0_0) + d_i: the rounding is then that of the element's size,
@@ -201,28 +220,25 @@ CRD_HD void crd_q4_local_vars(const double *X0, const double *d, const double *p
    * which put a floor of E h ulp(|X|) / size on the membrane forces of an
    * element far from the origin).  The frames are translation invariant. */
   crd_cr_frame F0;
-  double x0[12], x[12];
   for (int i = 0; i < 4; ++i)
-    for (int c = 0; c < 3; ++c) {
-      x0[3 * i + c] = X0[3 * i + c] - X0[c];
-      x[3 * i + c] = x0[3 * i + c] + d[3 * i + c];
-    }
-  crd_cr_frame_build(x0, &F0);
+    for (int c = 0; c < 3; ++c) x0[3 * i + c] = X0[3 * i + c] - X0[c];
+  crd_cr_frame_axes(x0, &F0);
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < 3; ++k) xl0[3 * i + k] = crd_dot3(F0.e[k], x0 + 3 * i);
+    for (int k = 0; k < 2; ++k) r0xy[2 * i + k] = crd_dot3(F0.e[k], p0 + 3 * i);           /* eq 9 */
+  }
+}
+
+/* The current-state half: frame F and u_L at (d, p). */
+CRD_HD void crd_q4_local_vars_cur(const double *x0, const double *xl0, const double *d, const double *p,
+                                  crd_cr_frame *F, double *ul)
+{
+  double x[12];
+  for (int a = 0; a < 12; ++a) x[a] = x0[a] + d[a];
   crd_cr_frame_build(x, F);
   for (int i = 0; i < 4; ++i) {
-    double v0[3], xi[3];
-    for (int c = 0; c < 3; ++c) {
-      v0[c] = x0[3 * i + c];
-      xi[c] = x[3 * i + c];
-    }
-    for (int k = 0; k < 3; ++k) {
-      xl0[3 * i + k] = crd_dot3(F0.e[k], v0);
-      ul[5 * i + k] = crd_dot3(F->e[k], xi) - xl0[3 * i + k];   /* eq 8 */
-    }
-    for (int k = 0; k < 2; ++k) {
-      ul[5 * i + 3 + k] = crd_dot3(F->e[k], p + 3 * i);          /* eq 10 */
-      r0xy[2 * i + k] = crd_dot3(F0.e[k], p0 + 3 * i);           /* eq 9 */
-    }
+    for (int k = 0; k < 3; ++k) ul[5 * i + k] = crd_dot3(F->e[k], x + 3 * i) - xl0[3 * i + k];   /* eq 8 */
+    for (int k = 0; k < 2; ++k) ul[5 * i + 3 + k] = crd_dot3(F->e[k], p + 3 * i);                /* eq 10 */
   }
 }
 
@@ -322,14 +338,16 @@ CRD_HD void crd_q4_transform(const crd_cr_frame *F, const double *X0, const doub
 CRD_HD void crd_q4_transform_basis(const crd_cr_frame *F, const double *X0, const double *d,
                                    const double *p, const int *l, const double *Bs, double *T)
 {
+  double xs[12];
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) xs[3 * i + c] = X0[3 * i + c] + d[3 * i + c] - X0[c];
   for (int a = 0; a < 400; ++a) T[a] = 0.0;
   for (int j = 0; j < 4; ++j)
     for (int k = 0; k < 3; ++k) {
       double dE[9];
       crd_cr_dE(F, k, j, dE);
       for (int i = 0; i < 4; ++i) {
-        double xi[3];
-        for (int c = 0; c < 3; ++c) xi[c] = X0[3 * i + c] + d[3 * i + c] - X0[c];
+        const double *xi = xs + 3 * i;
         for (int al = 0; al < 3; ++al) {
           double v = (i == j) ? F->e[k][al] : 0.0, w = 0.0;
           for (int c = 0; c < 3; ++c) {
@@ -426,6 +444,106 @@ CRD_HD void crd_q4_transform_hessian(const crd_cr_frame *F, const double *X0, co
   }
 }
 
+/* fG = T^T f without forming T: with lam_k = sum_i f_tk,i x_i + f_rk,i p_i
+ * (the co-vectors of crd_q4_transform_hessian),
+ *   fG_tj = sum_k f_tk,j e_k + (d e_k/d d_j)^T lam_k,
+ *   fG_rj = sum_k f_rk,j B_j^T e_k        (B_j = A1_j, or the given bases),
+ * about 400 flops against 2,600 for T and T^T f. */
+CRD_HD void crd_q4_fG_direct(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
+                             const int *l, const double *Bs, const double *f, double *fG)
+{
+  double lam[3][3];
+  for (int k = 0; k < 3; ++k)
+    for (int c = 0; c < 3; ++c) {
+      double v = 0.0;
+      for (int i = 0; i < 4; ++i) {
+        v += f[5 * i + k] * (X0[3 * i + c] + d[3 * i + c] - X0[c]);
+        if (k < 2) v += f[5 * i + 3 + k] * p[3 * i + c];
+      }
+      lam[k][c] = v;
+    }
+  for (int j = 0; j < 4; ++j) {
+    int blk;
+    double sg;
+    crd_cr_sblock(j, &blk, &sg);
+    for (int al = 0; al < 3; ++al) {
+      double v = 0.0, w = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        v += f[5 * j + k] * F->e[k][al];
+        for (int c = 0; c < 3; ++c) w += lam[k][c] * F->J[k][6 * c + 3 * blk + al];
+      }
+      fG[5 * j + al] = v + sg * w;
+    }
+    double A1[6];
+    if (Bs) for (int c = 0; c < 6; ++c) A1[c] = Bs[6 * j + c];
+    else crd_dir_A1(p + 3 * j, l[j], A1);
+    for (int be = 0; be < 2; ++be) {
+      double v = 0.0;
+      for (int k = 0; k < 2; ++k)
+        v += f[5 * j + 3 + k] * (F->e[k][0] * A1[be] + F->e[k][1] * A1[2 + be] + F->e[k][2] * A1[4 + be]);
+      fG[5 * j + 3 + be] = v;
+    }
+  }
+}
+
+/* fG = T^T f and the upper triangle of KG = T^T k T for a given T (and a
+ * few entries below it, see below).  The
+ * products run as row updates (axpy over the contiguous index b, the sum
+ * over c outermost in increasing order): each entry is summed in the same
+ * order as the dot-product form, so the result is the same to the bit, and
+ * the inner loops are fixed-length contiguous loops that vectorize. */
+CRD_HD void crd_q4_TtkT(const double *T, const double *f, const double *k, double *fG, double *KG)
+{
+  if (fG) {
+    for (int b = 0; b < 20; ++b) fG[b] = 0.0;
+    for (int a = 0; a < 20; ++a) {
+      double fa = f[a];
+      const double *Ta = T + 20 * a;
+      for (int b = 0; b < 20; ++b) fG[b] += Ta[b] * fa;
+    }
+  }
+  if (!KG) return;
+  double kT[400]; /* k T */
+  /* c outermost: consecutive updates go to different rows, so they do not
+   * wait on each other (a row-by-row order chains 20 dependent adds) */
+  for (int a = 0; a < 400; ++a) kT[a] = 0.0;
+  for (int c = 0; c < 20; ++c) {
+    const double *Tc = T + 20 * c;
+    for (int a = 0; a < 20; ++a) {
+      double kac = k[20 * a + c];
+      double *r = kT + 20 * a;
+      for (int b = 0; b < 20; ++b) r[b] += kac * Tc[b];
+    }
+  }
+  /* the upper triangle in rows of whole groups of 4 (b from 4 floor(a/4)):
+   * lengths 20, 16, .., 4 fill vector registers without scalar tails, at
+   * the price of 6 entries below the diagonal per group of 4 rows */
+  for (int a = 0; a < 400; ++a) KG[a] = 0.0;
+  for (int c = 0; c < 20; ++c) {
+    const double *Tc = T + 20 * c, *kc = kT + 20 * c;
+    for (int a = 0; a < 20; ++a) {
+      double t = Tc[a];
+      double *Ka = KG + 20 * a;
+      for (int b = a & ~3; b < 20; ++b) Ka[b] += t * kc[b];
+    }
+  }
+}
+
+/* crd_q4_to_global with T = crd_q4_transform_basis(F, X0, d, p, l, Bs) given. */
+CRD_HD void crd_q4_to_global_T(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
+                               const int *l, const double *Bs, const double *T, const double *f,
+                               const double *k, double *fG, double *KG)
+{
+  if (fG) crd_q4_fG_direct(F, X0, d, p, l, Bs, f, fG);
+  if (!KG) return;
+  crd_q4_TtkT(T, f, k, 0, KG);
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
+  crd_q4_transform_hessian(F, X0, d, p, l, Bs, f, KG);
+  for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
+    for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
+}
+
 /* f_G = T^T f and K_G = T^T k T + sum f_a d2u_L,a/du_G2 at the state (d, p)
  * whose frame is F; f, k are with respect to u_L (k may be NULL when KG is). */
 CRD_HD void crd_q4_to_global(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
@@ -433,32 +551,12 @@ CRD_HD void crd_q4_to_global(const crd_cr_frame *F, const double *X0, const doub
                              double *KG)
 {
   double T[400];
+  if (!KG) { /* the force alone needs no T */
+    if (fG) crd_q4_fG_direct(F, X0, d, p, l, Bs, f, fG);
+    return;
+  }
   crd_q4_transform_basis(F, X0, d, p, l, Bs, T);
-  if (fG)
-    for (int b = 0; b < 20; ++b) {
-      double v = 0.0;
-      for (int a = 0; a < 20; ++a) v += T[20 * a + b] * f[a];
-      fG[b] = v;
-    }
-  if (!KG) return;
-  double kT[400]; /* k T */
-  for (int a = 0; a < 20; ++a)
-    for (int b = 0; b < 20; ++b) {
-      double v = 0.0;
-      for (int c = 0; c < 20; ++c) v += k[20 * a + c] * T[20 * c + b];
-      kT[20 * a + b] = v;
-    }
-  for (int a = 0; a < 20; ++a)
-    for (int b = a; b < 20; ++b) {
-      double v = 0.0;
-      for (int c = 0; c < 20; ++c) v += T[20 * c + a] * kT[20 * c + b];
-      KG[20 * a + b] = v;
-    }
-  for (int a = 0; a < 20; ++a)
-    for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
-  crd_q4_transform_hessian(F, X0, d, p, l, Bs, f, KG);
-  for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
-    for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
+  crd_q4_to_global_T(F, X0, d, p, l, Bs, T, f, k, fG, KG);
 }
 
 /* The element in global variables: strain energy (returned), f_G = T^T f and

@@ -66,17 +66,19 @@ CRD_HD int crd_elem_static(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL 
   crd_elem_gather3(qd, dn, d);
   crd_elem_gather3(qd, pn, p);
   for (int a = 0; a < 4; ++a) l[a] = ln[qd[a]];
-  double ue = crd_q4_global(X0, p0, d, p, l, mt, fe, want_k ? KG : 0, &md);
+  /* crd_q4_global, keeping u_L for the inversion check */
+  crd_cr_frame F;
+  double xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], fl[20], kl[400];
+  crd_q4_local_vars(X0, d, p0, p, &F, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, q, J, abc);
+  double ue = crd_q4_local(xl0, q, mt, fl, want_k ? kl : 0, &md);
+  crd_q4_rot_pullback(ul, J, abc, fl, want_k ? kl : 0);
+  crd_q4_to_global(&F, X0, d, p, l, 0, fl, kl, fe, want_k ? KG : 0);
   *u = ue;
   for (int a = 0; a < 20; ++a) f[a] = fe[a];
   int kind = CRD_ELEM_OK;
   if (!(md > 0)) kind = CRD_ELEM_DEGENERATE;
-  else {
-    crd_cr_frame F0;
-    double xl0[12], q[20], r0xy[8];
-    crd_q4_local_vars(X0, d, p0, p, &F0, xl0, q, r0xy);
-    if (!(crd_q4_current_min_det(xl0, q) > 0)) kind = CRD_ELEM_INVERTED;
-  }
+  else if (!(crd_q4_current_min_det(xl0, ul) > 0)) kind = CRD_ELEM_INVERTED; /* translations of u_L = q */
   if (!kind && !isfinite(ue)) kind = CRD_ELEM_NONFINITE;
   if (want_k) {
     int t = 0;

@@ -148,28 +148,49 @@ CRD_HD void crd_q4_phi_rows(const double *J, double *T)
  * about the rotation of the element over half a step times its stiffness.
  * J_f uses the bases Bs (the force's), J_b the pair's A1 at p_b (the
  * unknowns').  kq: the local k with respect to q. */
+/* E = w Tf_phi^T kq (Tb_phi - Tf_phi) from the raw T of both states (as
+ * crd_q4_transform_basis gives them; the phi rows are applied here).  The
+ * products run c-outermost as row updates (see crd_q4_TtkT): the same sums
+ * in the same order as dot products, in contiguous vectorizable loops. */
+CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
+                              const double *kq, double w, double *E)
+{
+  double Tf[400], Tb[400], kD[400];
+  for (int a = 0; a < 400; ++a) {
+    Tf[a] = Tf0[a];
+    Tb[a] = Tb0[a];
+  }
+  crd_q4_phi_rows(Jf, Tf);
+  crd_q4_phi_rows(Jb, Tb);
+  for (int a = 0; a < 400; ++a) Tb[a] -= Tf[a];
+  for (int a = 0; a < 400; ++a) kD[a] = E[a] = 0.0;
+  for (int c = 0; c < 20; ++c) {
+    const double *Tc = Tb + 20 * c;
+    for (int a = 0; a < 20; ++a) {
+      double kac = kq[20 * a + c];
+      double *r = kD + 20 * a;
+      for (int b = 0; b < 20; ++b) r[b] += kac * Tc[b];
+    }
+  }
+  for (int c = 0; c < 20; ++c) {
+    const double *Tc = Tf + 20 * c, *kc = kD + 20 * c;
+    for (int a = 0; a < 20; ++a) {
+      double t = Tc[a];
+      double *Ea = E + 20 * a;
+      for (int b = 0; b < 20; ++b) Ea[b] += t * kc[b];
+    }
+  }
+  for (int a = 0; a < 400; ++a) E[a] *= w;
+}
+
 CRD_HD void crd_q4_mid_skew(const crd_cr_frame *Ff, const crd_cr_frame *Fb, const double *X0, const double *df,
                             const double *pf, const double *db, const double *pb, const int *l, const double *Bs,
                             const double *Jf, const double *Jb, const double *kq, double w, double *E)
 {
-  double Tf[400], Tb[400], kD[400];
+  double Tf[400], Tb[400];
   crd_q4_transform_basis(Ff, X0, df, pf, l, Bs, Tf);
   crd_q4_transform_basis(Fb, X0, db, pb, l, 0, Tb);
-  crd_q4_phi_rows(Jf, Tf);
-  crd_q4_phi_rows(Jb, Tb);
-  for (int a = 0; a < 400; ++a) Tb[a] -= Tf[a];
-  for (int a = 0; a < 20; ++a)
-    for (int b = 0; b < 20; ++b) {
-      double v = 0.0;
-      for (int c = 0; c < 20; ++c) v += kq[20 * a + c] * Tb[20 * c + b];
-      kD[20 * a + b] = v;
-    }
-  for (int a = 0; a < 20; ++a)
-    for (int b = 0; b < 20; ++b) {
-      double v = 0.0;
-      for (int c = 0; c < 20; ++c) v += Tf[20 * c + a] * kD[20 * c + b];
-      E[20 * a + b] = w * v;
-    }
+  crd_q4_mid_skew_T(Tf, Tb, Jf, Jb, kq, w, E);
 }
 
 /* X0, p0: initial positions and normals; (da, pa), (db, pb), (df, pf): the
@@ -184,18 +205,27 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
 {
   crd_cr_frame F, Fb;
   double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], Jb[16], abc[12], f[20], k[400];
-  crd_q4_local_vars(X0, da, p0, pa, &F, xl0, ul, r0xy);
+  double x0[12]; /* the initial frame once for the three states */
+  crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
+  crd_q4_local_vars_cur(x0, xl0, da, pa, &F, ul);
   crd_q4_rot_map(ul, r0xy, qa, J, abc);
-  crd_q4_local_vars(X0, db, p0, pb, &Fb, xl0, ul, r0xy);
+  crd_q4_local_vars_cur(x0, xl0, db, pb, &Fb, ul);
   crd_q4_rot_map(ul, r0xy, qb, Jb, abc);
-  crd_q4_local_vars(X0, df, p0, pf, &F, xl0, ul, r0xy);
+  crd_q4_local_vars_cur(x0, xl0, df, pf, &F, ul);
   crd_q4_rot_map(ul, r0xy, qf, J, abc);
   double U = crd_q4_local_avg(xl0, qa, qb, w, mt, f, (KG || E) ? k : 0, min_det);
-  if (E && Bs) crd_q4_mid_skew(&F, &Fb, X0, df, pf, db, pb, l, Bs, J, Jb, k, w, E);
+  double Tf[400]; /* T at the midpoint: for the skew part and the pull to global */
+  if (KG || (E && Bs)) crd_q4_transform_basis(&F, X0, df, pf, l, Bs, Tf);
+  if (E && Bs) {
+    double Tb[400];
+    crd_q4_transform_basis(&Fb, X0, db, pb, l, 0, Tb);
+    crd_q4_mid_skew_T(Tf, Tb, J, Jb, k, w, E);
+  }
   double dU = 0.0;
   for (int a = 0; a < 20; ++a) dU += f[a] * (qb[a] - qa[a]);   /* = U_b - U_a when w = 1/2 */
   crd_q4_rot_pullback(ul, J, abc, f, KG ? k : 0);
-  if (fG || KG) crd_q4_to_global(&F, X0, df, pf, l, Bs, f, k, fG, KG);
+  if (KG) crd_q4_to_global_T(&F, X0, df, pf, l, Bs, Tf, f, k, fG, KG);
+  else if (fG) crd_q4_to_global(&F, X0, df, pf, l, Bs, f, k, fG, 0);
   if (fG && Bs && w == 0.5) {
     double xf[12], dz[24], g[24], m[24];
     for (int i = 0; i < 4; ++i)

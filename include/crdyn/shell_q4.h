@@ -81,9 +81,43 @@ CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, doub
  * bending chi, shear g, the membrane Hessian factors dNx, dNy (4 each: the
  * w-block Hessians are Hxx = dNx dNx^T, Hyy = dNy dNy^T, Hxy = dNx dNy^T +
  * dNy dNx^T) and det J. */
+CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20]);
+CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi, double eta,
+                                   const double Bc[4][20], double *Bm, double *Bb, double *Bs, double *e,
+                                   double *chi, double *g, double *dNx, double *dNy);
 CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double xi, double eta,
                                 double *Bm, double *Bb, double *Bs, double *e, double *chi,
                                 double *g, double *dNx, double *dNy)
+{
+  double Bc[4][20];
+  crd_q4_mitc_rows(xl0, Bc);
+  return crd_q4_gp_strains_bc(xl0, q, xi, eta, (const double(*)[20])Bc, Bm, Bb, Bs, e, chi, g, dNx, dNy);
+}
+
+/* MITC4 transverse shear: the covariant rows at the four tying points
+ * (they depend on the initial geometry only: once per element). */
+CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20])
+{
+  const double tp[8] = {0.0, -1.0, 0.0, 1.0, -1.0, 0.0, 1.0, 0.0}; /* A B (xi) C D (eta) */
+  for (int t = 0; t < 4; ++t) {
+    double Nt[4], Ntxi[4], Nteta[4], Jt[4];
+    crd_q4_shape(tp[2 * t], tp[2 * t + 1], Nt, Ntxi, Nteta);
+    crd_q4_jac(xl0, Ntxi, Nteta, Jt);
+    const double *Nd = (t < 2) ? Ntxi : Nteta;
+    double ax = (t < 2) ? Jt[0] : Jt[2], ay = (t < 2) ? Jt[1] : Jt[3];
+    for (int a = 0; a < 20; ++a) Bc[t][a] = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      Bc[t][5 * i + 2] = Nd[i];
+      Bc[t][5 * i + 3] = ax * Nt[i];
+      Bc[t][5 * i + 4] = ay * Nt[i];
+    }
+  }
+}
+
+/* crd_q4_gp_strains with the tying-point rows Bc (crd_q4_mitc_rows) given. */
+CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi, double eta,
+                                   const double Bc[4][20], double *Bm, double *Bb, double *Bs, double *e,
+                                   double *chi, double *g, double *dNx, double *dNy)
 {
   double N[4], Nxi[4], Neta[4], J[4];
   crd_q4_shape(xi, eta, N, Nxi, Neta);
@@ -131,22 +165,7 @@ CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double xi, d
     chi[1] += dNy[i] * q[5 * i + 4];
     chi[2] += dNy[i] * q[5 * i + 3] + dNx[i] * q[5 * i + 4];
   }
-  /* MITC4 transverse shear: covariant rows at the four tying points. */
-  const double tp[8] = {0.0, -1.0, 0.0, 1.0, -1.0, 0.0, 1.0, 0.0}; /* A B (xi) C D (eta) */
-  double Bc[4][20];
-  for (int t = 0; t < 4; ++t) {
-    double Nt[4], Ntxi[4], Nteta[4], Jt[4];
-    crd_q4_shape(tp[2 * t], tp[2 * t + 1], Nt, Ntxi, Nteta);
-    crd_q4_jac(xl0, Ntxi, Nteta, Jt);
-    const double *Nd = (t < 2) ? Ntxi : Nteta;
-    double ax = (t < 2) ? Jt[0] : Jt[2], ay = (t < 2) ? Jt[1] : Jt[3];
-    for (int a = 0; a < 20; ++a) Bc[t][a] = 0.0;
-    for (int i = 0; i < 4; ++i) {
-      Bc[t][5 * i + 2] = Nd[i];
-      Bc[t][5 * i + 3] = ax * Nt[i];
-      Bc[t][5 * i + 4] = ay * Nt[i];
-    }
-  }
+  /* MITC4 transverse shear from the covariant rows at the tying points */
   double wA = 0.5 * (1.0 - eta), wB = 0.5 * (1.0 + eta), wC = 0.5 * (1.0 - xi), wD = 0.5 * (1.0 + xi);
   for (int a = 0; a < 20; ++a) {
     double gxi = wA * Bc[0][a] + wB * Bc[1][a];
@@ -190,44 +209,62 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
   if (f) for (int a = 0; a < 20; ++a) f[a] = 0.0;
   if (k) for (int a = 0; a < 400; ++a) k[a] = 0.0;
   *min_det = 1e300;
+  double Bc[4][20];
+  crd_q4_mitc_rows(xl0, Bc);
+  /* w = 1 (the plain element): the strains at q_b are those at qbar = q_b,
+   * the terms in dq below are exact zeros and are skipped */
+  const int plain = (w == 1.0);
   for (int ig = 0; ig < 4; ++ig) {
     double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
     double Bm[60], Bb[60], Bs[40], e[3], chi[3], g[2], dNx[4], dNy[4];
-    double det = crd_q4_gp_strains(xl0, qbar, xi, eta, Bm, Bb, Bs, e, chi, g, dNx, dNy);
+    double det = crd_q4_gp_strains_bc(xl0, qbar, xi, eta, (const double(*)[20])Bc, Bm, Bb, Bs, e, chi, g, dNx,
+                                      dNy);
     if (det < *min_det) *min_det = det;
-    /* strains at q_b: eps(qbar) + B(qbar) (1-w) dq + (1-w)^2/2 Q(dq,dq) */
-    double dwx = 0.0, dwy = 0.0, eb[3], cb[3], gb[2];
-    for (int i = 0; i < 4; ++i) {
-      dwx += dNx[i] * dq[5 * i + 2];
-      dwy += dNy[i] * dq[5 * i + 2];
-    }
-    double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy};
-    for (int r = 0; r < 3; ++r) {
-      double bm = 0.0, bb = 0.0;
-      for (int a = 0; a < 20; ++a) {
-        bm += Bm[20 * r + a] * dq[a];
-        bb += Bb[20 * r + a] * dq[a];
+    double Nm[3], Mb[3], Q[2];
+    if (plain) {
+      for (int r = 0; r < 3; ++r) {
+        Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
+        Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
       }
-      eb[r] = e[r] + rb * bm + 0.5 * rb * rb * Qd[r];
-      cb[r] = chi[r] + rb * bb;
-      e[r] += cmean * Qd[r];                 /* the mean strain */
+      Q[0] = s * g[0];
+      Q[1] = s * g[1];
+      U += 0.5 * det * (Nm[0] * e[0] + Nm[1] * e[1] + Nm[2] * e[2] + Mb[0] * chi[0] + Mb[1] * chi[1] +
+                        Mb[2] * chi[2] + s * (g[0] * g[0] + g[1] * g[1]));
+    } else {
+      /* strains at q_b: eps(qbar) + B(qbar) (1-w) dq + (1-w)^2/2 Q(dq,dq) */
+      double dwx = 0.0, dwy = 0.0, eb[3], cb[3], gb[2];
+      for (int i = 0; i < 4; ++i) {
+        dwx += dNx[i] * dq[5 * i + 2];
+        dwy += dNy[i] * dq[5 * i + 2];
+      }
+      double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy};
+      for (int r = 0; r < 3; ++r) {
+        double bm = 0.0, bb = 0.0;
+        for (int a = 0; a < 20; ++a) {
+          bm += Bm[20 * r + a] * dq[a];
+          bb += Bb[20 * r + a] * dq[a];
+        }
+        eb[r] = e[r] + rb * bm + 0.5 * rb * rb * Qd[r];
+        cb[r] = chi[r] + rb * bb;
+        e[r] += cmean * Qd[r];                 /* the mean strain */
+      }
+      for (int r = 0; r < 2; ++r) {
+        double bs = 0.0;
+        for (int a = 0; a < 20; ++a) bs += Bs[20 * r + a] * dq[a];
+        gb[r] = g[r] + rb * bs;
+      }
+      double Nb[3], Mbb[3];
+      for (int r = 0; r < 3; ++r) {
+        Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
+        Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
+        Nb[r] = A[3 * r] * eb[0] + A[3 * r + 1] * eb[1] + A[3 * r + 2] * eb[2];
+        Mbb[r] = D[3 * r] * cb[0] + D[3 * r + 1] * cb[1] + D[3 * r + 2] * cb[2];
+      }
+      Q[0] = s * g[0];
+      Q[1] = s * g[1];
+      U += 0.5 * det * (Nb[0] * eb[0] + Nb[1] * eb[1] + Nb[2] * eb[2] + Mbb[0] * cb[0] + Mbb[1] * cb[1] +
+                        Mbb[2] * cb[2] + s * (gb[0] * gb[0] + gb[1] * gb[1]));
     }
-    for (int r = 0; r < 2; ++r) {
-      double bs = 0.0;
-      for (int a = 0; a < 20; ++a) bs += Bs[20 * r + a] * dq[a];
-      gb[r] = g[r] + rb * bs;
-    }
-    double Nm[3], Mb[3], Q[2], Nb[3], Mbb[3];
-    for (int r = 0; r < 3; ++r) {
-      Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
-      Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
-      Nb[r] = A[3 * r] * eb[0] + A[3 * r + 1] * eb[1] + A[3 * r + 2] * eb[2];
-      Mbb[r] = D[3 * r] * cb[0] + D[3 * r + 1] * cb[1] + D[3 * r + 2] * cb[2];
-    }
-    Q[0] = s * g[0];
-    Q[1] = s * g[1];
-    U += 0.5 * det * (Nb[0] * eb[0] + Nb[1] * eb[1] + Nb[2] * eb[2] + Mbb[0] * cb[0] + Mbb[1] * cb[1] +
-                      Mbb[2] * cb[2] + s * (gb[0] * gb[0] + gb[1] * gb[1]));
     if (f)
       for (int a = 0; a < 20; ++a)
         f[a] += det * (Bm[a] * Nm[0] + Bm[20 + a] * Nm[1] + Bm[40 + a] * Nm[2] + Bb[a] * Mb[0] +

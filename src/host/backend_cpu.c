@@ -4,16 +4,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "crdyn/backend.h"
 #include "crdyn/elem_eval.h"
+#include "crdyn/elem_isa.h"
 #include "crdyn/error.h"
 #include "crdyn/timer.h"
 #include "crdyn/problem.h"
 
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
 {
-  (void)be;
+  const crd_elem_isa *isa = be->impl;
   const crd_model *m = pb->m;
   int bad = -1, badkind = 0;
   double t0 = crd_wtime();
@@ -21,7 +23,7 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   for (int e = 0; e < pb->ne; ++e) {
     const crd_section *sc = &m->sections[m->elem_section[e]];
     crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
-    int kind = crd_elem_static(e, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, &mt, want_K,
+    int kind = isa->stat(e, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, &mt, want_K,
                                pb->fe + 20 * (size_t)e, pb->ke + 210 * (size_t)e, pb->ue + e);
     if (kind) {
 #pragma omp critical(crd_eval_bad)
@@ -67,7 +69,7 @@ int crd_backend_mid_error(const crd_problem *pb, int bad)
 
 static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, int want_K, crd_mid_out *out)
 {
-  (void)be;
+  const crd_elem_isa *isa = be->impl;
   const crd_model *m = pb->m;
   int bad = -1;
   double t0 = crd_wtime();
@@ -75,7 +77,7 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   for (int e = 0; e < pb->ne; ++e) {
     const crd_section *sc = &m->sections[m->elem_section[e]];
     crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
-    int b = crd_elem_mid(e, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
+    int b = isa->mid(e, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
                          in->wam, in->Bs, pb->l, in->C, &mt, in->cf, in->cm, want_K, out->fg_e + 20 * (size_t)e,
                          out->fin_e + 20 * (size_t)e, pb->ke + 210 * (size_t)e, out->E_e + 400 * (size_t)e,
                          pb->ue + e);
@@ -123,10 +125,17 @@ static const crd_backend_ops cpu_ops = {"cpu", cpu_destroy, cpu_eval, cpu_eval_m
 int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
 {
   (void)pb;
+  /* the element bodies' variant: the widest this CPU runs (elem_isa.h) */
+  const char *want = getenv("CRDYN_ELEM_ISA");
+  const crd_elem_isa *isa = crd_elem_isa_select();
+  if (want && strcmp(want, isa->name))
+    return CRD_ERR(CRD_ERR_INPUT, "CRDYN_ELEM_ISA=%s: no such element variant in this build, or this CPU cannot "
+                   "run it (names: generic, x86-64-v3, x86-64-v4)", want);
   crd_backend *be;
   CRD_CALL(CRD_CALLOC(1, &be));
   be->ops = &cpu_ops;
-  snprintf(be->device_name, sizeof be->device_name, "host CPU (OpenMP)");
+  be->impl = (void *)isa;
+  snprintf(be->device_name, sizeof be->device_name, "host CPU (OpenMP, elements %s)", isa->name);
   *out = be;
   return 0;
 }

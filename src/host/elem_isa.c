@@ -1,0 +1,105 @@
+/* crdyn: one variant of the CPU element bodies (include/crdyn/elem_isa.h).
+ * Built with CRD_ELEM_ISA_SUFFIX (v3, v4) and the matching -march by the
+ * Makefile; without it this is the generic variant and the selector. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/elem_isa.h"
+
+#define CRD_CAT2(a, b) a##b
+#define CRD_CAT(a, b) CRD_CAT2(a, b)
+#ifdef CRD_ELEM_ISA_SUFFIX
+#  define CRD_ISA_FN(n) CRD_CAT(CRD_CAT(n, _), CRD_ELEM_ISA_SUFFIX)
+#else
+#  define CRD_ISA_FN(n) CRD_CAT(n, _generic)
+#endif
+
+int CRD_ISA_FN(crd_elem_static)(int e, const int *quads, const double *x, const double *p0n, const double *dn,
+                                const double *pn, const int *ln, const crd_q4_mat *mt, int want_k, double *f,
+                                double *k, double *u);
+int CRD_ISA_FN(crd_elem_static)(int e, const int *quads, const double *x, const double *p0n, const double *dn,
+                                const double *pn, const int *ln, const crd_q4_mat *mt, int want_k, double *f,
+                                double *k, double *u)
+{
+  return crd_elem_static(e, quads, x, p0n, dn, pn, ln, mt, want_k, f, k, u);
+}
+
+int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
+                             const double *pan, const double *dbn, const double *pbn, const double *dfn,
+                             const double *pfn, const double *amn, const double *wamn, const double *Bsn,
+                             const int *ln, const double *Cn, const crd_q4_mat *mt, double cf, double cm,
+                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
+int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
+                             const double *pan, const double *dbn, const double *pbn, const double *dfn,
+                             const double *pfn, const double *amn, const double *wamn, const double *Bsn,
+                             const int *ln, const double *Cn, const crd_q4_mat *mt, double cf, double cm,
+                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u)
+{
+  return crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, mt, cf, cm, want_k,
+                      fgo, fino, ko, Eo, u);
+}
+
+#ifndef CRD_ELEM_ISA_SUFFIX
+/* the variants the Makefile built (CRD_ELEM_HAVE_v3 / _V4 on this file) */
+#ifdef CRD_ELEM_HAVE_v3
+crd_elem_static_fn crd_elem_static_v3;
+crd_elem_mid_fn crd_elem_mid_v3;
+#endif
+#ifdef CRD_ELEM_HAVE_v4
+crd_elem_static_fn crd_elem_static_v4;
+crd_elem_mid_fn crd_elem_mid_v4;
+#endif
+
+static const crd_elem_isa isa_generic = {"generic", crd_elem_static_generic, crd_elem_mid_generic};
+#ifdef CRD_ELEM_HAVE_v3
+static const crd_elem_isa isa_v3 = {"x86-64-v3", crd_elem_static_v3, crd_elem_mid_v3};
+#endif
+#ifdef CRD_ELEM_HAVE_v4
+static const crd_elem_isa isa_v4 = {"x86-64-v4", crd_elem_static_v4, crd_elem_mid_v4};
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* what -march=x86-64-v3 / -v4 let the compiler use (gcc's level definitions) */
+static inline int cpu_v3(void)
+{
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx");
+}
+static inline int cpu_v4(void)
+{
+  return cpu_v3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512cd");
+}
+#else
+static inline int cpu_v3(void) { return 0; }
+static inline int cpu_v4(void) { return 0; }
+#endif
+
+const crd_elem_isa *crd_elem_isa_find(const char *name)
+{
+  if (!name) return NULL;
+  if (!strcmp(name, "generic")) return &isa_generic;
+#ifdef CRD_ELEM_HAVE_v3
+  if (!strcmp(name, isa_v3.name) && cpu_v3()) return &isa_v3;
+#endif
+#ifdef CRD_ELEM_HAVE_v4
+  if (!strcmp(name, isa_v4.name) && cpu_v4()) return &isa_v4;
+#endif
+  return NULL;
+}
+
+const crd_elem_isa *crd_elem_isa_select(void)
+{
+  const crd_elem_isa *o = crd_elem_isa_find(getenv("CRDYN_ELEM_ISA"));
+  if (o) return o;
+#ifdef CRD_ELEM_HAVE_v4
+  if (cpu_v4()) return &isa_v4;
+#endif
+#ifdef CRD_ELEM_HAVE_v3
+  if (cpu_v3()) return &isa_v3;
+#endif
+  return &isa_generic;
+}
+#endif
