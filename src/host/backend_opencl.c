@@ -14,6 +14,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,11 @@ typedef struct ocl {
     cl_mem eq, locked, mlump, plump, v, w, a, wa, vh, wh, dprev, contrib, status, acc;
     cl_mem lptr, lidx, l_load, l_a, l_b, w_idx, w_load, w_a, w_b, pres_idx, fac, facw, pres;
   } ex;
+  /* CRDYN_OPENCL_CLBLAST=1: the measures of the resident loop summed by
+   * CLBlast's xSUM (tree order: not the host's bits, within 1e-13); off by
+   * default, since it is slower on PoCL (profiling/RESULTS.md) */
+  int (*clblast_dsum)(size_t, cl_mem, size_t, const cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+  void *clblast_lib;
 } ocl;
 
 static const char *cl_errstr(cl_int e)
@@ -200,6 +206,7 @@ static void ocl_free(ocl *o)
   if (o->k_mid) clReleaseKernel(o->k_mid);
   if (o->k_gather) clReleaseKernel(o->k_gather);
   if (o->prog) clReleaseProgram(o->prog);
+  if (o->clblast_lib) dlclose(o->clblast_lib);
   if (o->q) clReleaseCommandQueue(o->q);
   if (o->ctx) clReleaseContext(o->ctx);
   free(o->kind_h);
@@ -519,11 +526,35 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   return 0;
 }
 
+/* CLBlast, loaded when CRDYN_OPENCL_CLBLAST=1 asks for it (no link-time
+ * dependency: the library is a C++ one the other builds need not carry). */
+static int clblast_load(ocl *o)
+{
+  const char *on = getenv("CRDYN_OPENCL_CLBLAST");
+  if (!on || strcmp(on, "1") || o->clblast_dsum) return 0;
+  o->clblast_lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!o->clblast_lib) o->clblast_lib = dlopen("libclblast.so", RTLD_NOW | RTLD_LOCAL);
+  if (!o->clblast_lib)
+    return CRD_ERR(CRD_ERR_BACKEND, "CRDYN_OPENCL_CLBLAST=1: CLBlast not found (%s); apt-get install libclblast-dev",
+                   dlerror());
+  *(void **)&o->clblast_dsum = dlsym(o->clblast_lib, "CLBlastDsum");
+  if (!o->clblast_dsum) return CRD_ERR(CRD_ERR_BACKEND, "CRDYN_OPENCL_CLBLAST=1: no CLBlastDsum in libclblast");
+  return 0;
+}
+
 static int ocl_ex_measure(crd_backend *be, crd_ex_measure *out)
 {
   ocl *o = be->impl;
   int st[4];
   double acc[9];
+  CRD_CALL(clblast_load(o));
+  if (o->clblast_dsum) { /* overwrite the serial sums of the last step's measures */
+    for (int k = 0; k < 7; ++k)
+      if (o->clblast_dsum((size_t)o->nn, o->ex.acc, 1 + k, o->ex.contrib, k, 8, &o->q, NULL))
+        return CRD_ERR(CRD_ERR_BACKEND, "opencl: CLBlastDsum of the node measures failed");
+    if (o->clblast_dsum((size_t)o->ne, o->ex.acc, 8, o->ue, 0, 1, &o->q, NULL))
+      return CRD_ERR(CRD_ERR_BACKEND, "opencl: CLBlastDsum of the strain energy failed");
+  }
   OCL(clEnqueueReadBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st, st, 0, NULL, NULL), "read status");
   OCL(clEnqueueReadBuffer(o->q, o->ex.acc, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL), "read measures");
   out->wext = acc[0];

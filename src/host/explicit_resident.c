@@ -88,6 +88,11 @@ int crd_explicit_resident_usable(const crd_run *r, char *why, size_t n)
     snprintf(why, n, "the %s backend has no resident explicit loop", op->name);
     return -1;
   }
+  const char *host = getenv("CRDYN_EXPLICIT_HOST"); /* measurements: the host loop on a device backend */
+  if (host && !strcmp(host, "1")) {
+    snprintf(why, n, "CRDYN_EXPLICIT_HOST=1");
+    return 0;
+  }
   if (r->test_nan_step > 0) {
     snprintf(why, n, "the NaN test hook (CRDYN_TEST_NAN_STEP) is a host-loop hook");
     return 0;

@@ -21,8 +21,8 @@ if ! "$CRDYN" devices >"$tmp/devices" 2>&1; then
   if [ "${CRDYN_REQUIRE_OPENCL:-0}" = 1 ]; then  # CI: PoCL is installed, a skip is a failure
     echo "not ok 1 - OpenCL device required (CRDYN_REQUIRE_OPENCL=1): $why"; echo "1..1"; exit 1
   fi
-  for c in flying_plate_short flying_plate_explicit strip_implicit strip_explicit strip_moment_explicit \
-           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit resident_restart; do
+  for c in flying_plate_short flying_plate_explicit strip_implicit strip_explicit strip_moment_explicit strip_prescribed \
+           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit clblast resident_restart; do
     n=$((n + 1)); echo "ok $n # SKIP $c on OpenCL: $why"
   done
   echo "1..$n"; exit 0
@@ -49,7 +49,8 @@ print(f"{st}ok {n} - {name}: OpenCL history matches the CPU's over {len(a)} rows
 PY
 }
 for c in tests/opencl/flying_plate_short.json tests/opencl/flying_plate_explicit.json tests/opencl/strip_implicit.json \
-         tests/opencl/strip_explicit.json tests/opencl/strip_moment_explicit.json cases/scordelis_lo_4.json; do
+         tests/opencl/strip_explicit.json tests/opencl/strip_moment_explicit.json tests/opencl/strip_prescribed_explicit.json \
+         cases/scordelis_lo_4.json; do
   b=$(basename "$c" .json)
   "$CRDYN" run "$c" --out "$tmp/cpu_$b" --quiet --backend cpu >"$tmp/log" 2>&1
   r1=$?
@@ -79,6 +80,15 @@ for c in strip_unstable_explicit strip_crush_explicit; do  # energy balance; an 
     echo "not ok $n - $c: watchdog messages differ"; sed 's/^/# cpu: /' "$tmp/e_cpu"; sed 's/^/# opencl: /' "$tmp/e_cl"
   fi
 done
+n=$((n + 1))  # the CLBlast option: measures summed by CLBlastDsum (tree order: close, not bitwise)
+if [ -e /usr/include/clblast_c.h ] || ls /usr/lib/*/libclblast.so.1 >/dev/null 2>&1; then
+  CRDYN_OPENCL_CLBLAST=1 "$CRDYN" run tests/opencl/flying_plate_explicit.json --out "$tmp/cb" --quiet --backend opencl \
+    >"$tmp/log" 2>&1 && cmp_hist "$tmp/cpu_flying_plate_explicit/history.csv" "$tmp/cb/history.csv" \
+    "flying_plate_explicit with CRDYN_OPENCL_CLBLAST=1" "$n" \
+    || { echo "not ok $n - flying_plate_explicit with CRDYN_OPENCL_CLBLAST=1"; sed 's/^/# /' "$tmp/log"; }
+else
+  echo "ok $n # SKIP CLBlast option: libclblast not installed"
+fi
 n=$((n + 1))  # SIGINT at step 5000 of the resident loop (a checkpoint of the synced state), then --restart
 CRDYN_TEST_SIGINT_STEP=5000 "$CRDYN" run tests/opencl/strip_explicit.json --out "$tmp/rs" --quiet --backend opencl >"$tmp/log" 2>&1
 r1=$?
