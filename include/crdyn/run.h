@@ -54,6 +54,8 @@ typedef struct crd_run {
   uint64_t case_hash;       /* FNV-1a 64 of the case file */
   struct crd_ckpt *restart; /* the checkpoint a restart continues, NULL otherwise */
   double ckpt_wall;         /* wall clock of the last checkpoint (or of the start) */
+  int (*ckpt_sync)(void *ctx); /* set by a device-resident loop: bring its state to the host before a checkpoint */
+  void *ckpt_sync_ctx;
   int nckpt, ckpt_step;     /* checkpoints written, step of the last (-1: none) */
   double wall_before;       /* wall seconds of the runs before a restart */
   int test_sigint_step;     /* CRDYN_TEST_SIGINT_STEP: raise SIGINT after that step (tests) */

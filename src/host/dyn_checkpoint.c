@@ -48,6 +48,7 @@ int crd_dyn_interrupted(void) { return got_signal; }
 
 int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
 {
+  if (r->ckpt_sync) CRD_CALL(r->ckpt_sync(r->ckpt_sync_ctx)); /* a device-resident loop: its state first */
   const crd_problem *pb = r->pb;
   size_t n3 = 3 * (size_t)pb->nn * sizeof(double);
   int64_t hoff;

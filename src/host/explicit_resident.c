@@ -7,6 +7,10 @@
  * the same as the host loop's (explicit.c), summed in the same orders:
  * the history is the host loop's, bit for bit (tests/cli/opencl.sh).
  *
+ * Checkpoints: by steps at their step; by seconds or after a signal at the
+ * next recorded step (the host loop: the next step); the state comes to
+ * the host first through r->ckpt_sync.
+ *
  * Watchdogs: an element failure stops the stage at the step it happened
  * (the device skips the later steps of the call); the non-finite state and
  * the energy balance are checked at every recorded step (the host loop
@@ -108,13 +112,18 @@ int crd_explicit_resident_usable(const crd_run *r, char *why, size_t n)
   return 1;
 }
 
-/* Does a checkpoint come at this step (the predicate of crd_dyn_step_end)? */
-static int ckpt_due(const crd_run *r, int step)
+/* r->ckpt_sync: crd_dyn_checkpoint_write brings the device state to the
+ * host first, whenever a checkpoint is written (by steps, seconds or a
+ * signal), so a checkpoint never holds a stale state. */
+typedef struct sync_ctx {
+  crd_backend *be;
+  crd_ex_state *st;
+} sync_ctx;
+
+static int ckpt_sync(void *ctx)
 {
-  const crd_output *o = &r->m->output;
-  return crd_dyn_interrupted() || r->test_sigint_step == step || r->test_sigkill_step == step ||
-         (o->checkpoint_every_steps > 0 && step % o->checkpoint_every_steps == 0) ||
-         (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds);
+  sync_ctx *c = ctx;
+  return c->be->ops->ex_sync(c->be, c->st);
 }
 
 int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage, int n0, int nsteps, double dt,
@@ -141,6 +150,9 @@ int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int ista
   su.npres = pb->npres; su.pres_idx = tb.pres_idx;
   if ((rc = be->ops->ex_begin(be, pb, &su))) goto out;
   begun = 1;
+  sync_ctx sc = {be, &su.st};
+  r->ckpt_sync = ckpt_sync;
+  r->ckpt_sync_ctx = &sc;
   double tl = crd_wtime(), to = r->time_output, t_prev = r->t_prev;
   int n = n0;
   while (n < nsteps) {
@@ -152,7 +164,7 @@ int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int ista
       ++k;
       if (q == nsteps || S % o->history_every == 0 || (o->vtk_every > 0 && S % o->vtk_every == 0) ||
           q % every == 0 || (o->checkpoint_every_steps > 0 && S % o->checkpoint_every_steps == 0) ||
-          r->test_sigint_step == S || r->test_sigkill_step == S || o->checkpoint_every_seconds > 0)
+          r->test_sigint_step == S || r->test_sigkill_step == S)
         break;
     }
     if (k > cap) {
@@ -219,8 +231,7 @@ int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int ista
     dy->explicit_steps += k;
     r->steps += k;
     int row = n == nsteps || dy->step % o->history_every == 0;
-    int on_host = n == nsteps || (row && o->nprobes > 0) || (o->vtk_every > 0 && dy->step % o->vtk_every == 0) ||
-                  ckpt_due(r, dy->step);
+    int on_host = n == nsteps || (row && o->nprobes > 0) || (o->vtk_every > 0 && dy->step % o->vtk_every == 0);
     if (on_host && (rc = be->ops->ex_sync(be, &su.st))) goto out;
     if ((rc = crd_run_record_resident(r, dy->step, dy->t, dy->kinetic, dy->strain, dy->L, dy->J, n == nsteps,
                                       on_host)))
@@ -233,6 +244,8 @@ int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int ista
   }
   r->time_explicit += crd_wtime() - tl - (r->time_output - to);
 out:
+  r->ckpt_sync = NULL;
+  r->ckpt_sync_ctx = NULL;
   if (begun) be->ops->ex_end(be);
   tables_free(&tb);
   free(fac); free(facw); free(pres);

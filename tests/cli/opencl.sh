@@ -22,7 +22,7 @@ if ! "$CRDYN" devices >"$tmp/devices" 2>&1; then
     echo "not ok 1 - OpenCL device required (CRDYN_REQUIRE_OPENCL=1): $why"; echo "1..1"; exit 1
   fi
   for c in flying_plate_short flying_plate_explicit strip_implicit strip_explicit strip_moment_explicit strip_prescribed \
-           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit clblast resident_restart; do
+           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit checkpoint clblast resident_restart; do
     n=$((n + 1)); echo "ok $n # SKIP $c on OpenCL: $why"
   done
   echo "1..$n"; exit 0
@@ -80,6 +80,21 @@ for c in strip_unstable_explicit strip_crush_explicit; do  # energy balance; an 
     echo "not ok $n - $c: watchdog messages differ"; sed 's/^/# cpu: /' "$tmp/e_cpu"; sed 's/^/# opencl: /' "$tmp/e_cl"
   fi
 done
+n=$((n + 1))  # checkpoints every 1001 steps (not row steps: only ckpt_sync brings the state), a crash at 2500, restart from 2002
+python3 - tests/opencl/strip_explicit.json "$tmp/ck.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["output"]["checkpoint_every"] = 1001; json.dump(c, open(sys.argv[2], "w"))
+PY
+"$CRDYN" run "$tmp/ck.json" --out "$tmp/ck_cpu" --quiet --backend cpu >"$tmp/log" 2>&1
+CRDYN_TEST_SIGKILL_STEP=2500 "$CRDYN" run "$tmp/ck.json" --out "$tmp/ck_cl" --quiet --backend opencl >>"$tmp/log" 2>&1
+r1=$?
+"$CRDYN" run "$tmp/ck.json" --out "$tmp/ck_cl" --quiet --backend opencl --restart "$tmp/ck_cl/checkpoint.crd" >>"$tmp/log" 2>&1
+r2=$?
+if [ $r1 -ne 0 ] && [ $r2 -eq 0 ]; then
+  cmp_hist "$tmp/ck_cpu/history.csv" "$tmp/ck_cl/history.csv" "resident loop killed at step 2500, restarted from its step-2002 checkpoint" "$n"
+else
+  echo "not ok $n - resident loop killed ($r1) and restarted ($r2)"; sed 's/^/# /' "$tmp/log"
+fi
 n=$((n + 1))  # the CLBlast option: measures summed by CLBlastDsum (tree order: close, not bitwise)
 if [ -e /usr/include/clblast_c.h ] || ls /usr/lib/*/libclblast.so.1 >/dev/null 2>&1; then
   CRDYN_OPENCL_CLBLAST=1 "$CRDYN" run tests/opencl/flying_plate_explicit.json --out "$tmp/cb" --quiet --backend opencl \
