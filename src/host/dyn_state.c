@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "crdyn/dynamics.h"
-#include "crdyn/explicit_node.h"
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
+#include "crdyn/explicit_node.h" /* crd_exn_measure: shared with the device loops */
 
 /* The element's initial local coordinates (the frame of the initial state). */
 static void initial_local(const crd_problem *pb, int e, double *xl0)
