@@ -203,6 +203,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
     dy->cur.n_scaled = 0;
   }
+  double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   char why[512];
   int dev = crd_explicit_resident_usable(r, why, sizeof why);
   if (dev > 0) { /* the device keeps the state (explicit_resident.c) */
@@ -211,24 +212,23 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     goto out;
   }
   if (dev == 0 && !r->opts->quiet) printf("stage %d explicit: step loop on the host: %s\n", istage, why);
-  double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   for (int n = n0 + 1; n <= nsteps; ++n) {
     for (size_t k = 0; k < n3; ++k) {
-      x.vh[k] = crd_exn_half(dy->v[k], dy->a[k], dt);
-      x.wh[k] = crd_exn_half(dy->w[k], dy->wa[k], dt);
+      x.vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
+      x.wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
     }
     double t1 = (n == nsteps) ? st->t_end : t0 + n * dt;
     advance(pb, &x, dt, t1);
     /* rates predicted at t_{n+1} for f_m, then the accelerations there */
-    for (size_t k = 0; k < n3; ++k) dy->w[k] = crd_exn_half(x.wh[k], dy->wa[k], dt);
+    for (size_t k = 0; k < n3; ++k) dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
     x.step = dy->step + 1;
     if ((rc = accelerations(r, dy, &x, t1, s, dy->w))) {
       rc = explicit_failed(dy, istage, t1, crd_err_message());
       goto out;
     }
     for (size_t k = 0; k < n3; ++k) {
-      dy->v[k] = crd_exn_half(x.vh[k], dy->a[k], dt);
-      dy->w[k] = crd_exn_half(x.wh[k], dy->wa[k], dt);
+      dy->v[k] = x.vh[k] + 0.5 * dt * dy->a[k];
+      dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
     }
     /* watchdogs before the step is recorded */
     int bad = crd_dyn_nonfinite_node(dy, pb);
