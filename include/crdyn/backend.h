@@ -43,6 +43,69 @@ typedef struct crd_mid_out {
   double U;                     /* strain energy at the end state */
 } crd_mid_out;
 
+
+/* ---- the device-resident explicit loop (optional ops) -------------------
+ * explicit.c (crd_explicit_stage) asks for it when all three of ex_begin,
+ * ex_steps, ex_measure are set and the stage's loads are of the kinds the
+ * tables below carry (nodal forces and gravity with amplitudes, prescribed
+ * translations); otherwise (NULL ops, moments, follower pressure, the NaN
+ * test hook) it runs the host loop and says why in the log.  The per-node
+ * physics is include/crdyn/explicit_node.h, the element work elem_eval.h:
+ * a backend runs, per step j of ex_steps, in this order
+ *   1. per node: vh = v + dt/2 a, wh = w + dt/2 wa, d_prev = d,
+ *      crd_exn_advance, then (after 2.) crd_exn_switch unless locked, and
+ *      the predicted rate w = wh + dt/2 wa;
+ *   2. prescribed translations: d[pres_idx[k]] = pres[j*npres + k];
+ *   3. per element: crd_elem_static (want_k 0) -> f_e, u_e; the first
+ *      step with an element failure stops the call's later steps;
+ *   4. per node: F_int at its equations by the force gather (the CPU's
+ *      element order), F_ext by the load entries (table order), then
+ *      crd_exn_accel, v = vh + dt/2 a, w = wh + dt/2 wa;
+ *   5. the external work of the step, wext += dW (entries in table order),
+ *      and on the call's last step the measures (crd_exn_measure summed in
+ *      node order, U summed in element order, the first non-finite node).
+ * Summed in these orders the results are the host loop's bits. */
+typedef struct crd_ex_state {   /* host arrays (3*nn unless said) */
+  double *d, *p, *v, *w, *a, *wa;
+  int *l;                       /* nn */
+} crd_ex_state;
+
+typedef struct crd_ex_setup {
+  crd_ex_state st;              /* the state at the stage start (uploaded by ex_begin) */
+  const double *mlump, *plump;  /* nn: lumped mass and director inertia */
+  double rot_scale;             /* director inertia in use: rot_scale * plump */
+  double dt;
+  double wext;                  /* external work done so far */
+  const unsigned char *locked;  /* nn: pair locked (no switch) */
+  int nload;                    /* factor columns per step */
+  /* F_ext[fe_eq[k]] = sum over its entries, in k order, of (fac[fe_load[k]] * fe_a[k]) * fe_b[k]
+   * (a load whose factor is 0 adds nothing) */
+  int nfe;
+  const int *fe_eq, *fe_load;
+  const double *fe_a, *fe_b;
+  /* dW = sum over k of ((facw[w_load[k]] * w_a[k]) * w_b[k]) * (d[w_idx[k]] - d_prev[w_idx[k]]) */
+  int nw;
+  const int *w_idx, *w_load;
+  const double *w_a, *w_b;
+  int npres;                    /* prescribed translations: d[pres_idx[k]] */
+  const int *pres_idx;
+} crd_ex_setup;
+
+typedef struct crd_ex_steps_in {
+  int k;                        /* steps to take */
+  const double *fac;            /* k*nload: amplitude factor of each load at t_j */
+  const double *facw;           /* k*nload: work factor 0.5 (f(t_{j-1}) + f(t_j)) */
+  const double *pres;           /* k*npres: prescribed values at t_j */
+} crd_ex_steps_in;
+
+typedef struct crd_ex_measure {
+  double kinetic, strain, L[3], J[3];   /* of the state after the last step */
+  double wext;                  /* external work after the last step */
+  int bad_node;                 /* first node with a non-finite state or rate, -1: none */
+  int bad_step, bad_elem, bad_kind;     /* first element failure: step j of the call (0-based),
+                                         * element, CRD_ELEM_* kind; -1: none */
+} crd_ex_measure;
+
 typedef struct crd_backend crd_backend;
 
 typedef struct crd_backend_ops {
@@ -55,6 +118,17 @@ typedef struct crd_backend_ops {
   /* The implicit midpoint residual parts and K_eff into pb->K (want_K). */
   int (*eval_mid)(crd_backend *be, struct crd_problem *pb, const crd_mid_in *in, int want_K,
                   crd_mid_out *out);
+  /* The resident explicit loop (NULL: the host loop).  ex_begin uploads
+   * the state, masses and load tables of a stage; ex_steps advances k
+   * steps on the device; ex_measure brings the measures of the last step
+   * back; ex_sync the state (into the arrays of ex_begin's setup.st) for
+   * output, checkpoints and the stage end; ex_end frees the stage's
+   * device buffers (also after a failure). */
+  int (*ex_begin)(crd_backend *be, struct crd_problem *pb, const crd_ex_setup *setup);
+  int (*ex_steps)(crd_backend *be, const crd_ex_steps_in *in);
+  int (*ex_measure)(crd_backend *be, crd_ex_measure *out);
+  int (*ex_sync)(crd_backend *be, crd_ex_state *st);
+  void (*ex_end)(crd_backend *be);
 } crd_backend_ops;
 
 struct crd_backend {

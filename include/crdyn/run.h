@@ -57,6 +57,8 @@ typedef struct crd_run {
   uint64_t case_hash;       /* FNV-1a 64 of the case file */
   struct crd_ckpt *restart; /* the checkpoint a restart continues, NULL otherwise */
   double ckpt_wall;         /* wall clock of the last checkpoint (or of the start) */
+  int (*ckpt_sync)(void *ctx); /* set by a device-resident loop: bring its state to the host before a checkpoint */
+  void *ckpt_sync_ctx;
   int nckpt, ckpt_step;     /* checkpoints written, step of the last (-1: none) */
   double wall_before;       /* wall seconds of the runs before a restart */
   int test_sigint_step;     /* CRDYN_TEST_SIGINT_STEP: raise SIGINT after that step (tests) */
@@ -78,6 +80,12 @@ int crd_run_case(const crd_run_opts *opts);
  * when due (force = 1 always writes), a frame when due. */
 int crd_run_record(crd_run *r, int step, double time, double lf, int iters, double resid,
                    double kinetic, double strain, const double L[3], const double J[3], int force);
+/* The same for a device-resident explicit loop (backend.h ex_*): r->wext
+ * already holds the work up to this step (the device accumulates it step
+ * by step, as crd_run_record does), the state is in pb only when on_host
+ * (the caller syncs it before a row with probes or a frame is due). */
+int crd_run_record_resident(crd_run *r, int step, double time, double kinetic, double strain, const double L[3],
+                            const double J[3], int force, int on_host);
 /* Progress line (stderr when a terminal, else stdout every few steps). */
 void crd_run_progress(crd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

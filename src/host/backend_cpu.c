@@ -120,7 +120,7 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
 
 static void cpu_destroy(crd_backend *be) { free(be); }
 
-static const crd_backend_ops cpu_ops = {"cpu", cpu_destroy, cpu_eval, cpu_eval_mid};
+static const crd_backend_ops cpu_ops = {"cpu", cpu_destroy, cpu_eval, cpu_eval_mid, NULL, NULL, NULL, NULL, NULL};
 
 int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
 {

@@ -14,6 +14,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,19 @@ typedef struct ocl {
   /* element and assembled outputs */
   cl_mem fe, fin, ke, E, ue, kind, F, Fin, K;
   int *kind_h;
+  /* the resident explicit loop (ex_*): kernels and the stage's buffers */
+  cl_kernel kx_node1, kx_pres, kx_elem, kx_node2, kx_reduce;
+  struct {
+    int on, nload, npres, nw, cap;      /* cap: steps the factor tables hold */
+    double dt, s;
+    cl_mem eq, locked, mlump, plump, v, w, a, wa, vh, wh, dprev, contrib, status, acc;
+    cl_mem lptr, lidx, l_load, l_a, l_b, w_idx, w_load, w_a, w_b, pres_idx, fac, facw, pres;
+  } ex;
+  /* CRDYN_OPENCL_CLBLAST=1: the measures of the resident loop summed by
+   * CLBlast's xSUM (tree order: not the host's bits, within 1e-13); off by
+   * default, since it is slower on PoCL (profiling/RESULTS.md) */
+  int (*clblast_dsum)(size_t, cl_mem, size_t, const cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+  void *clblast_lib;
 } ocl;
 
 static const char *cl_errstr(cl_int e)
@@ -162,6 +176,21 @@ static int invert_map(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int 
   return 0;
 }
 
+static void ex_release(ocl *o)
+{
+  cl_mem *all[] = {&o->ex.eq, &o->ex.locked, &o->ex.mlump, &o->ex.plump, &o->ex.v, &o->ex.w, &o->ex.a, &o->ex.wa,
+                   &o->ex.vh, &o->ex.wh, &o->ex.dprev, &o->ex.contrib, &o->ex.status, &o->ex.acc, &o->ex.lptr,
+                   &o->ex.lidx, &o->ex.l_load, &o->ex.l_a, &o->ex.l_b, &o->ex.w_idx, &o->ex.w_load, &o->ex.w_a,
+                   &o->ex.w_b, &o->ex.pres_idx, &o->ex.fac, &o->ex.facw, &o->ex.pres};
+  for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
+    if (*all[i]) {
+      clReleaseMemObject(*all[i]);
+      *all[i] = NULL;
+    }
+  o->ex.on = 0;
+  o->ex.cap = 0;
+}
+
 static void ocl_free(ocl *o)
 {
   cl_mem *all[] = {&o->quads, &o->x, &o->p0, &o->mat, &o->fptr, &o->fidx, &o->kptr, &o->kidx, &o->C,
@@ -169,10 +198,15 @@ static void ocl_free(ocl *o)
                    &o->fe, &o->fin, &o->ke, &o->E, &o->ue, &o->kind, &o->F, &o->Fin, &o->K};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
     if (*all[i]) clReleaseMemObject(*all[i]);
+  ex_release(o);
+  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_elem, o->kx_node2, o->kx_reduce};
+  for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i)
+    if (ks[i]) clReleaseKernel(ks[i]);
   if (o->k_static) clReleaseKernel(o->k_static);
   if (o->k_mid) clReleaseKernel(o->k_mid);
   if (o->k_gather) clReleaseKernel(o->k_gather);
   if (o->prog) clReleaseProgram(o->prog);
+  if (o->clblast_lib) dlclose(o->clblast_lib);
   if (o->q) clReleaseCommandQueue(o->q);
   if (o->ctx) clReleaseContext(o->ctx);
   free(o->kind_h);
@@ -204,6 +238,12 @@ static int build_program(ocl *o, cl_device_id dev, const char *dname)
   OCL(err, "clCreateKernel(crd_k_mid)");
   o->k_gather = clCreateKernel(o->prog, "crd_k_gather", &err);
   OCL(err, "clCreateKernel(crd_k_gather)");
+  struct { cl_kernel *k; const char *name; } kx[] = {{&o->kx_node1, "crd_kx_node1"}, {&o->kx_pres, "crd_kx_pres"},
+      {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"}};
+  for (size_t i = 0; i < sizeof kx / sizeof *kx; ++i) {
+    *kx[i].k = clCreateKernel(o->prog, kx[i].name, &err);
+    OCL(err, kx[i].name);
+  }
   return 0;
 }
 
@@ -379,7 +419,179 @@ static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   return 0;
 }
 
-static const crd_backend_ops ocl_ops = {"opencl", ocl_destroy, ocl_eval, ocl_eval_mid};
+/* ---- the resident explicit loop (backend.h) ---------------------------- */
+
+static void ocl_ex_end(crd_backend *be) { ex_release(be->impl); }
+
+static int ocl_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
+{
+  ocl *o = be->impl;
+  size_t nn = (size_t)o->nn, d3 = 3 * nn * sizeof(double);
+  ex_release(o);
+  int *lptr = NULL, *lidx = NULL, rc = 0;
+  int st0[4] = {2147483647, 2147483647, -1, 0};
+  double acc0[9] = {su->wext, 0, 0, 0, 0, 0, 0, 0, 0};
+  if ((rc = invert_map(su->fe_eq, (size_t)su->nfe, o->neq, &lptr, &lidx))) goto out;
+  const crd_ex_state *st = &su->st;
+  if ((rc = mk(o, 5 * nn * sizeof(int), pb->eq, &o->ex.eq, "eq")) ||
+      (rc = mk(o, nn, su->locked, &o->ex.locked, "locked")) ||
+      (rc = mk(o, nn * sizeof(double), su->mlump, &o->ex.mlump, "mlump")) ||
+      (rc = mk(o, nn * sizeof(double), su->plump, &o->ex.plump, "plump")) ||
+      (rc = mk(o, d3, st->v, &o->ex.v, "v")) || (rc = mk(o, d3, st->w, &o->ex.w, "w")) ||
+      (rc = mk(o, d3, st->a, &o->ex.a, "a")) || (rc = mk(o, d3, st->wa, &o->ex.wa, "wa")) ||
+      (rc = mk(o, d3, NULL, &o->ex.vh, "vh")) || (rc = mk(o, d3, NULL, &o->ex.wh, "wh")) ||
+      (rc = mk(o, d3, NULL, &o->ex.dprev, "d_prev")) ||
+      (rc = mk(o, 8 * nn * sizeof(double), NULL, &o->ex.contrib, "node measures")) ||
+      (rc = mk(o, sizeof st0, st0, &o->ex.status, "status")) || (rc = mk(o, sizeof acc0, acc0, &o->ex.acc, "acc")) ||
+      (rc = mk(o, sizeof(int) * (size_t)(o->neq + 1), lptr, &o->ex.lptr, "load gather map")) ||
+      (rc = mk(o, sizeof(int) * (size_t)(lptr[o->neq] + 1), lidx, &o->ex.lidx, "load gather map")) ||
+      (rc = mk(o, sizeof(int) * (size_t)su->nfe, su->fe_load, &o->ex.l_load, "load entries")) ||
+      (rc = mk(o, sizeof(double) * (size_t)su->nfe, su->fe_a, &o->ex.l_a, "load entries")) ||
+      (rc = mk(o, sizeof(double) * (size_t)su->nfe, su->fe_b, &o->ex.l_b, "load entries")) ||
+      (rc = mk(o, sizeof(int) * (size_t)su->nw, su->w_idx, &o->ex.w_idx, "work entries")) ||
+      (rc = mk(o, sizeof(int) * (size_t)su->nw, su->w_load, &o->ex.w_load, "work entries")) ||
+      (rc = mk(o, sizeof(double) * (size_t)su->nw, su->w_a, &o->ex.w_a, "work entries")) ||
+      (rc = mk(o, sizeof(double) * (size_t)su->nw, su->w_b, &o->ex.w_b, "work entries")) ||
+      (rc = mk(o, sizeof(int) * (size_t)su->npres, su->pres_idx, &o->ex.pres_idx, "prescribed")))
+    goto out;
+  if ((rc = put(o, o->d, d3, st->d, "write d")) || (rc = put(o, o->p, d3, st->p, "write p")) ||
+      (rc = put(o, o->l, nn * sizeof(int), st->l, "write l")))
+    goto out;
+  o->ex.nload = su->nload;
+  o->ex.npres = su->npres;
+  o->ex.nw = su->nw;
+  o->ex.dt = su->dt;
+  o->ex.s = su->rot_scale;
+  o->ex.on = 1;
+out:
+  free(lptr); free(lidx);
+  if (rc) ex_release(o);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
+static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
+{
+  ocl *o = be->impl;
+  if (!o->ex.on) return CRD_ERR(CRD_ERR_BACKEND, "opencl: ex_steps without ex_begin");
+  int k = in->k, nl = o->ex.nload, np = o->ex.npres;
+  if (k <= 0) return 0;
+  if (k > o->ex.cap) { /* the factor tables of one call */
+    cl_mem *t[] = {&o->ex.fac, &o->ex.facw, &o->ex.pres};
+    for (int i = 0; i < 3; ++i)
+      if (*t[i]) { clReleaseMemObject(*t[i]); *t[i] = NULL; }
+    CRD_CALL(mk(o, sizeof(double) * (size_t)k * (size_t)(nl > 0 ? nl : 1), NULL, &o->ex.fac, "load factors"));
+    CRD_CALL(mk(o, sizeof(double) * (size_t)k * (size_t)(nl > 0 ? nl : 1), NULL, &o->ex.facw, "work factors"));
+    CRD_CALL(mk(o, sizeof(double) * (size_t)k * (size_t)(np > 0 ? np : 1), NULL, &o->ex.pres, "prescribed values"));
+    o->ex.cap = k;
+  }
+  if (nl > 0) {
+    CRD_CALL(put(o, o->ex.fac, sizeof(double) * (size_t)k * nl, in->fac, "write load factors"));
+    CRD_CALL(put(o, o->ex.facw, sizeof(double) * (size_t)k * nl, in->facw, "write work factors"));
+  }
+  if (np > 0) CRD_CALL(put(o, o->ex.pres, sizeof(double) * (size_t)k * np, in->pres, "write prescribed values"));
+  int st0[2] = {2147483647, 2147483647};
+  OCL(clEnqueueWriteBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st0, st0, 0, NULL, NULL), "write status");
+  int nn = o->nn, ne = o->ne, nw = o->ex.nw, j = 0, last = 0;
+  double dt = o->ex.dt, s = o->ex.s;
+  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->kx_elem, k2 = o->kx_node2, kr = o->kx_reduce;
+  ARG(k1, 0, nn); ARG(k1, 2, dt); ARG(k1, 3, o->ex.eq); ARG(k1, 4, o->ex.locked); ARG(k1, 5, o->d);
+  ARG(k1, 6, o->p); ARG(k1, 7, o->l); ARG(k1, 8, o->ex.v); ARG(k1, 9, o->ex.w); ARG(k1, 10, o->ex.a);
+  ARG(k1, 11, o->ex.wa); ARG(k1, 12, o->ex.vh); ARG(k1, 13, o->ex.wh); ARG(k1, 14, o->ex.dprev);
+  ARG(k1, 15, o->ex.status);
+  ARG(kp, 0, np); ARG(kp, 2, o->ex.pres_idx); ARG(kp, 3, o->ex.pres); ARG(kp, 4, o->d); ARG(kp, 5, o->ex.status);
+  ARG(ke, 0, ne); ARG(ke, 2, o->quads); ARG(ke, 3, o->x); ARG(ke, 4, o->p0); ARG(ke, 5, o->d); ARG(ke, 6, o->p);
+  ARG(ke, 7, o->l); ARG(ke, 8, o->mat); ARG(ke, 9, o->fe); ARG(ke, 10, o->ke); ARG(ke, 11, o->ue);
+  ARG(ke, 12, o->kind); ARG(ke, 13, o->ex.status);
+  ARG(k2, 0, nn); ARG(k2, 2, dt); ARG(k2, 3, s); ARG(k2, 4, nl); ARG(k2, 5, o->ex.eq); ARG(k2, 6, o->fptr);
+  ARG(k2, 7, o->fidx); ARG(k2, 8, o->fe); ARG(k2, 9, o->ex.lptr); ARG(k2, 10, o->ex.lidx); ARG(k2, 11, o->ex.l_load);
+  ARG(k2, 12, o->ex.l_a); ARG(k2, 13, o->ex.l_b); ARG(k2, 14, o->ex.fac); ARG(k2, 15, o->ex.mlump);
+  ARG(k2, 16, o->ex.plump); ARG(k2, 17, o->x); ARG(k2, 18, o->d); ARG(k2, 19, o->p); ARG(k2, 20, o->l);
+  ARG(k2, 21, o->ex.v); ARG(k2, 22, o->ex.w); ARG(k2, 23, o->ex.a); ARG(k2, 24, o->ex.wa); ARG(k2, 25, o->ex.vh);
+  ARG(k2, 26, o->ex.wh); ARG(k2, 27, o->ex.contrib); ARG(k2, 28, o->ex.status);
+  ARG(kr, 0, nn); ARG(kr, 1, ne); ARG(kr, 2, nw); ARG(kr, 5, nl); ARG(kr, 6, o->ex.w_idx); ARG(kr, 7, o->ex.w_load);
+  ARG(kr, 8, o->ex.w_a); ARG(kr, 9, o->ex.w_b); ARG(kr, 10, o->ex.facw); ARG(kr, 11, o->d); ARG(kr, 12, o->ex.dprev);
+  ARG(kr, 13, o->ex.contrib); ARG(kr, 14, o->ue); ARG(kr, 15, o->ex.acc); ARG(kr, 16, o->ex.status);
+  size_t lws = 64, gn = ((size_t)nn + lws - 1) / lws * lws, gp = ((size_t)np + lws - 1) / lws * lws;
+  size_t one = 1, gel = (size_t)ne;
+  for (j = 0; j < k; ++j) {
+    last = j == k - 1;
+    ARG(k1, 1, j); ARG(kp, 1, j); ARG(ke, 1, j); ARG(k2, 1, j); ARG(kr, 3, j); ARG(kr, 4, last);
+    OCL(clEnqueueNDRangeKernel(o->q, k1, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
+    if (np > 0) OCL(clEnqueueNDRangeKernel(o->q, kp, 1, NULL, &gp, &lws, 0, NULL, NULL), "prescribed kernel");
+    OCL(clEnqueueNDRangeKernel(o->q, ke, 1, NULL, &gel, &one, 0, NULL, NULL), "explicit element kernel");
+    OCL(clEnqueueNDRangeKernel(o->q, k2, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
+    OCL(clEnqueueNDRangeKernel(o->q, kr, 1, NULL, &one, &one, 0, NULL, NULL), "explicit reduction kernel");
+  }
+  OCL(clFlush(o->q), "clFlush");
+  return 0;
+}
+
+/* CLBlast, loaded when CRDYN_OPENCL_CLBLAST=1 asks for it (no link-time
+ * dependency: the library is a C++ one the other builds need not carry). */
+static int clblast_load(ocl *o)
+{
+  const char *on = getenv("CRDYN_OPENCL_CLBLAST");
+  if (!on || strcmp(on, "1") || o->clblast_dsum) return 0;
+  o->clblast_lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!o->clblast_lib) o->clblast_lib = dlopen("libclblast.so", RTLD_NOW | RTLD_LOCAL);
+  if (!o->clblast_lib)
+    return CRD_ERR(CRD_ERR_BACKEND, "CRDYN_OPENCL_CLBLAST=1: CLBlast not found (%s); apt-get install libclblast-dev",
+                   dlerror());
+  *(void **)&o->clblast_dsum = dlsym(o->clblast_lib, "CLBlastDsum");
+  if (!o->clblast_dsum) return CRD_ERR(CRD_ERR_BACKEND, "CRDYN_OPENCL_CLBLAST=1: no CLBlastDsum in libclblast");
+  return 0;
+}
+
+static int ocl_ex_measure(crd_backend *be, crd_ex_measure *out)
+{
+  ocl *o = be->impl;
+  int st[4];
+  double acc[9];
+  CRD_CALL(clblast_load(o));
+  if (o->clblast_dsum) { /* overwrite the serial sums of the last step's measures */
+    for (int k = 0; k < 7; ++k)
+      if (o->clblast_dsum((size_t)o->nn, o->ex.acc, 1 + k, o->ex.contrib, k, 8, &o->q, NULL))
+        return CRD_ERR(CRD_ERR_BACKEND, "opencl: CLBlastDsum of the node measures failed");
+    if (o->clblast_dsum((size_t)o->ne, o->ex.acc, 8, o->ue, 0, 1, &o->q, NULL))
+      return CRD_ERR(CRD_ERR_BACKEND, "opencl: CLBlastDsum of the strain energy failed");
+  }
+  OCL(clEnqueueReadBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st, st, 0, NULL, NULL), "read status");
+  OCL(clEnqueueReadBuffer(o->q, o->ex.acc, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL), "read measures");
+  out->wext = acc[0];
+  out->kinetic = acc[1];
+  for (int c = 0; c < 3; ++c) {
+    out->L[c] = acc[2 + c];
+    out->J[c] = acc[5 + c];
+  }
+  out->strain = acc[8];
+  out->bad_node = st[2];
+  out->bad_step = out->bad_elem = out->bad_kind = -1;
+  if (st[0] != 2147483647) {
+    out->bad_step = st[0];
+    out->bad_elem = st[1];
+    OCL(clEnqueueReadBuffer(o->q, o->kind, CL_TRUE, sizeof(int) * (size_t)st[1], sizeof(int), &out->bad_kind, 0,
+                            NULL, NULL), "read element status");
+  }
+  return 0;
+}
+
+static int ocl_ex_sync(crd_backend *be, crd_ex_state *st)
+{
+  ocl *o = be->impl;
+  size_t nn = (size_t)o->nn, d3 = 3 * nn * sizeof(double);
+  CRD_CALL(get(o, o->d, d3, st->d, "read d"));
+  CRD_CALL(get(o, o->p, d3, st->p, "read p"));
+  CRD_CALL(get(o, o->l, nn * sizeof(int), st->l, "read l"));
+  CRD_CALL(get(o, o->ex.v, d3, st->v, "read v"));
+  CRD_CALL(get(o, o->ex.w, d3, st->w, "read w"));
+  CRD_CALL(get(o, o->ex.a, d3, st->a, "read a"));
+  CRD_CALL(get(o, o->ex.wa, d3, st->wa, "read wa"));
+  OCL(clFinish(o->q), "clFinish");
+  return 0;
+}
+
+static const crd_backend_ops ocl_ops = {"opencl", ocl_destroy, ocl_eval, ocl_eval_mid, ocl_ex_begin,
+                                        ocl_ex_steps, ocl_ex_measure, ocl_ex_sync, ocl_ex_end};
 
 int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
 {

@@ -65,6 +65,7 @@ static int ties_add(crd_ckpt_writer *w, const crd_ties *t)
 
 int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
 {
+  if (r->ckpt_sync) CRD_CALL(r->ckpt_sync(r->ckpt_sync_ctx)); /* a device-resident loop: its state first */
   const crd_problem *pb = r->pb;
   size_t n3 = 3 * (size_t)pb->nn * sizeof(double);
   int64_t hoff;

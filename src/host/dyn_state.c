@@ -8,6 +8,7 @@
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
+#include "crdyn/explicit_node.h" /* crd_exn_measure: shared with the device loops */
 
 /* The element's initial local coordinates (the frame of the initial state). */
 static void initial_local(const crd_problem *pb, int e, double *xl0)
@@ -162,15 +163,13 @@ void crd_dyn_measure_lumped(crd_dyn *dy, const crd_problem *pb, double rot_scale
 {
   double K = 0.0, L[3] = {0, 0, 0}, J[3] = {0, 0, 0};
   for (int i = 0; i < pb->nn; ++i) {
-    const double *v = dy->v + 3 * i, *w = dy->w + 3 * i, *p = pb->p + 3 * i;
-    double x[3], xv[3], pw[3], mi = dy->mlump[i], pi = rot_scale * dy->plump[i];
+    double x[3], o[7];
     for (int c = 0; c < 3; ++c) x[c] = pb->m->x[3 * i + c] + pb->d[3 * i + c];
-    crd_cross3(x, v, xv);
-    crd_cross3(p, w, pw);
-    K += 0.5 * (mi * crd_dot3(v, v) + pi * crd_dot3(w, w));
+    crd_exn_measure(dy->mlump[i], rot_scale * dy->plump[i], x, dy->v + 3 * i, pb->p + 3 * i, dy->w + 3 * i, o);
+    K += o[0];
     for (int c = 0; c < 3; ++c) {
-      L[c] += mi * v[c];
-      J[c] += mi * xv[c] + pi * pw[c];
+      L[c] += o[1 + c];
+      J[c] += o[4 + c];
     }
   }
   crd_ties_measure(dy->ties, &K, L, J); /* the bodies' own mass (the tied nodes' is above) */

@@ -22,6 +22,8 @@
 #include "crdyn/dynamics.h"
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
+#include "crdyn/explicit_node.h"
+#include "crdyn/explicit_resident.h"
 #include "crdyn/shell_mass.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
@@ -115,29 +117,14 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
   dy->strain = U;
   for (int i = 0; i < pb->nn; ++i) {
     const int32_t *eq = pb->eq + 5 * i;
-    for (int c = 0; c < 3; ++c)
-      dy->a[3 * i + c] = eq[c] >= 0 ? (x->Fe[eq[c]] - x->Fi[eq[c]]) / dy->mlump[i] : 0.0;
-    double A1[6], A2[3], nd[2], F[2], B[4], P = s * dy->plump[i];
-    const double *p = pb->p + 3 * i;
-    crd_dir_A1(p, pb->l[i], A1);
-    crd_dyn_pair(pb, i, w_pred + 3 * i, nd);
-    for (int k = 0; k < 2; ++k) if (eq[3 + k] < 0) nd[k] = 0.0;
-    crd_q4_A2(p, pb->l[i], nd, A2);
-    for (int a = 0; a < 2; ++a) {
-      F[a] = eq[3 + a] >= 0 ? x->Fe[eq[3 + a]] - x->Fi[eq[3 + a]] : 0.0;
-      F[a] -= P * (A1[a] * A2[0] + A1[2 + a] * A2[1] + A1[4 + a] * A2[2]);
-      for (int b = 0; b < 2; ++b) B[2 * a + b] = P * (A1[a] * A1[b] + A1[2 + a] * A1[2 + b] + A1[4 + a] * A1[4 + b]);
+    int e5[5];
+    double fr[5];
+    for (int k = 0; k < 5; ++k) {
+      e5[k] = eq[k];
+      fr[k] = eq[k] >= 0 ? x->Fe[eq[k]] - x->Fi[eq[k]] : 0.0;
     }
-    double nn[2] = {0.0, 0.0};
-    int f0 = eq[3] >= 0, f1 = eq[4] >= 0;
-    if (f0 && f1) {
-      double det = B[0] * B[3] - B[1] * B[2];
-      nn[0] = (B[3] * F[0] - B[1] * F[1]) / det;
-      nn[1] = (-B[2] * F[0] + B[0] * F[1]) / det;
-    } else if (f0) nn[0] = F[0] / B[0];
-    else if (f1) nn[1] = F[1] / B[3];
-    if (!f0 && !f1) A2[0] = A2[1] = A2[2] = 0.0;
-    for (int c = 0; c < 3; ++c) dy->wa[3 * i + c] = A1[2 * c] * nn[0] + A1[2 * c + 1] * nn[1] + A2[c];
+    crd_exn_accel(e5, fr, dy->mlump[i], s * dy->plump[i], pb->p + 3 * i, pb->l[i], w_pred + 3 * i, dy->a + 3 * i,
+                  dy->wa + 3 * i);
   }
   return 0;
 }
@@ -146,25 +133,9 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
 static void advance(crd_problem *pb, ex_work *x, double dt, double t1)
 {
   for (int i = 0; i < pb->nn; ++i) {
-    const int32_t *eq = pb->eq + 5 * i;
-    for (int c = 0; c < 3; ++c)
-      if (eq[c] >= 0) pb->d[3 * i + c] += dt * x->vh[3 * i + c];
-    if (eq[3] < 0 && eq[4] < 0) continue;
-    double *p = pb->p + 3 * i, pold[3] = {p[0], p[1], p[2]}, ab[2], pn[3];
-    int l = pb->l[i];
-    crd_dyn_pair(pb, i, x->wh + 3 * i, ab);
-    for (int k = 0; k < 2; ++k) if (eq[3 + k] < 0) ab[k] = 0.0;
-    int n, m;
-    crd_dir_pair(l, &n, &m);
-    double q = crd_dir_from_pair(p[n] + dt * ab[0], p[m] + dt * ab[1], l, p[l], pn);
-    if (q >= 0.01) {
-      p[0] = pn[0]; p[1] = pn[1]; p[2] = pn[2];
-    } else { /* out of the pair's chart: along the rate, renormalised */
-      for (int c = 0; c < 3; ++c) p[c] += dt * x->wh[3 * i + c];
-      double len = crd_norm3(p);
-      for (int c = 0; c < 3; ++c) p[c] /= len;
-    }
-    for (int c = 0; c < 3; ++c) x->wh[3 * i + c] = (p[c] - pold[c]) / dt;
+    int e5[5];
+    for (int k = 0; k < 5; ++k) e5[k] = pb->eq[5 * i + k];
+    crd_exn_advance(e5, dt, x->vh + 3 * i, pb->d + 3 * i, pb->p + 3 * i, pb->l[i], x->wh + 3 * i);
   }
   crd_problem_set_prescribed(pb, t1, 0);
   crd_problem_switch_pairs(pb);
@@ -238,6 +209,14 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   }
   if (resume) crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, s, NULL, NULL, dy->t, 1);
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
+  char why[512];
+  int dev = crd_explicit_resident_usable(r, why, sizeof why);
+  if (dev > 0) { /* the device keeps the state (explicit_resident.c) */
+    if (!r->opts->quiet) printf("stage %d explicit: step loop resident on %s\n", istage, pb->be->device_name);
+    rc = crd_explicit_resident(r, dy, st, istage, n0, nsteps, dt, t0, s, every);
+    goto out;
+  }
+  if (dev == 0 && !r->opts->quiet) printf("stage %d explicit: step loop on the host: %s\n", istage, why);
   for (int n = n0 + 1; n <= nsteps; ++n) {
     for (size_t k = 0; k < n3; ++k) {
       x.vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];

@@ -6,11 +6,11 @@
 #include "crdyn/backend.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/error.h"
+#include "crdyn/explicit_node.h"
 #include "crdyn/problem.h"
 #include "crdyn/timer.h"
 
 #define CRD_CREASE_DEG 20.0   /* max angle between an element's nodal normal and the average */
-#define CRD_SWITCH_RATIO 0.7  /* switch the pair when |p_l| < ratio * max(|p_n|, |p_m|) */
 
 /* Nodal normals (seed eqs 13-14): the element normal at a corner is
  * x,xi x x,eta there, which at corner a is proportional to
@@ -235,13 +235,9 @@ int crd_problem_switch_pairs(crd_problem *pb)
   int nsw = 0;
   for (int i = 0; i < pb->nn; ++i) {
     if (pb->locked[i]) continue;
-    const double *p = pb->p + 3 * i;
-    int l = pb->l[i], n, m;
-    crd_dir_pair(l, &n, &m);
-    if (fabs(p[l]) < CRD_SWITCH_RATIO * fmax(fabs(p[n]), fabs(p[m]))) {
-      pb->l[i] = crd_dir_choose(p);
-      ++nsw;
-    }
+    int l = crd_exn_switch(pb->p + 3 * i, pb->l[i]); /* explicit_node.h: shared with the device loops */
+    nsw += l != pb->l[i];
+    pb->l[i] = l;
   }
   return nsw;
 }

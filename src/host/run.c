@@ -107,6 +107,9 @@ out:
   return rc;
 }
 
+static int record_out(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+                      double strain, const double L[3], const double J[3], int force, double t0);
+
 int crd_run_record(crd_run *r, int step, double time, double lf, int iters, double resid,
                    double kinetic, double strain, const double L[3], const double J[3], int force)
 {
@@ -127,6 +130,28 @@ int crd_run_record(crd_run *r, int step, double time, double lf, int iters, doub
   memcpy(r->d_prev, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(r->p_prev, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
   r->t_prev = is_static ? lf : time;
+  return record_out(r, step, time, lf, iters, resid, kinetic, strain, L, J, force, t0);
+}
+
+int crd_run_record_resident(crd_run *r, int step, double time, double kinetic, double strain, const double L[3],
+                            const double J[3], int force, int on_host)
+{
+  double t0 = crd_wtime();
+  if (on_host) {
+    memcpy(r->d_prev, r->pb->d, 3 * sizeof(double) * (size_t)r->pb->nn);
+    memcpy(r->p_prev, r->pb->p, 3 * sizeof(double) * (size_t)r->pb->nn);
+  }
+  r->t_prev = time;
+  return record_out(r, step, time, 1.0, 0, 0.0, kinetic, strain, L, J, force, t0);
+}
+
+/* The history row and frame of an accepted step (when due). */
+static int record_out(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+                      double strain, const double L[3], const double J[3], int force, double t0)
+{
+  crd_problem *pb = r->pb;
+  const crd_model *m = r->m;
+  int is_static = m->analysis.type == CRD_ANALYSIS_STATIC;
   r->strain = strain;
   const crd_output *o = &m->output;
   if (force || step % o->history_every == 0) {

@@ -1,8 +1,12 @@
 #!/bin/sh
 # The OpenCL backend against the CPU backend, run by run (issue: backend
-# parity): the flying L-plate (implicit, tumbling, 2.5 s), the cantilever
-# strip under its pulse (implicit and explicit), a static roof (Scordelis-Lo
-# 4x4).  Every history column must match the CPU's to 1e-9 of the column's
+# parity): the flying L-plate (implicit, tumbling, 2.5 s; and under
+# gravity, explicit then implicit), the cantilever strip under its pulse
+# (implicit and explicit), a static roof (Scordelis-Lo 4x4).  Explicit
+# stages run the device-resident loop (backend.h ex_*), which must say so;
+# a moment load falls back to the host loop, saying why; the explicit
+# watchdogs stop both backends at the same step with the same message; a
+# resident run interrupted by SIGINT restarts to the uninterrupted history.  Every history column must match the CPU's to 1e-9 of the column's
 # largest magnitude (on PoCL they are in fact bitwise equal: the element
 # code is the same and FP contraction is off, docs/opencl.md).  Also the
 # device options: `crdyn devices`, --device out of range, --device without
@@ -17,25 +21,16 @@ if ! "$CRDYN" devices >"$tmp/devices" 2>&1; then
   if [ "${CRDYN_REQUIRE_OPENCL:-0}" = 1 ]; then  # CI: PoCL is installed, a skip is a failure
     echo "not ok 1 - OpenCL device required (CRDYN_REQUIRE_OPENCL=1): $why"; echo "1..1"; exit 1
   fi
-  for c in flying_plate_short strip_implicit strip_explicit scordelis_lo_4; do
+  for c in flying_plate_short flying_plate_explicit strip_implicit strip_explicit strip_moment_explicit strip_prescribed \
+           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit checkpoint clblast resident_restart; do
     n=$((n + 1)); echo "ok $n # SKIP $c on OpenCL: $why"
   done
   echo "1..$n"; exit 0
 fi
 n=$((n + 1)); grep -q 'fp64 yes' "$tmp/devices" && echo "ok $n - crdyn devices lists a device with fp64: $(head -1 "$tmp/devices")" \
   || echo "not ok $n - crdyn devices lists a device with fp64"
-for c in tests/opencl/flying_plate_short.json tests/opencl/strip_implicit.json tests/opencl/strip_explicit.json \
-         cases/scordelis_lo_4.json; do
-  b=$(basename "$c" .json)
-  "$CRDYN" run "$c" --out "$tmp/cpu_$b" --quiet --backend cpu >"$tmp/log" 2>&1
-  r1=$?
-  "$CRDYN" run "$c" --out "$tmp/cl_$b" --quiet --backend opencl >>"$tmp/log" 2>&1
-  r2=$?
-  n=$((n + 1))
-  if [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then
-    echo "not ok $n - $b: runs on cpu ($r1) and opencl ($r2)"; sed 's/^/# /' "$tmp/log"; continue
-  fi
-  python3 - "$tmp/cpu_$b/history.csv" "$tmp/cl_$b/history.csv" "$b" "$n" <<'PY'
+cmp_hist() {  # cmp_hist CPU.csv OPENCL.csv NAME N: every column to 1e-9 of its largest magnitude
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
 import csv, sys
 a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
 name, n = sys.argv[3], sys.argv[4]
@@ -52,7 +47,73 @@ st = "" if worst <= 1e-9 else "not "
 print(f"{st}ok {n} - {name}: OpenCL history matches the CPU's over {len(a)} rows to {worst:.2e} "
       f"(column {col}; <= 1e-9){', bitwise' if same else ''}")
 PY
+}
+for c in tests/opencl/flying_plate_short.json tests/opencl/flying_plate_explicit.json tests/opencl/strip_implicit.json \
+         tests/opencl/strip_explicit.json tests/opencl/strip_moment_explicit.json tests/opencl/strip_prescribed_explicit.json \
+         cases/scordelis_lo_4.json; do
+  b=$(basename "$c" .json)
+  "$CRDYN" run "$c" --out "$tmp/cpu_$b" --quiet --backend cpu >"$tmp/log" 2>&1
+  r1=$?
+  "$CRDYN" run "$c" --out "$tmp/cl_$b" --quiet --backend opencl >>"$tmp/log" 2>&1
+  r2=$?
+  n=$((n + 1))
+  if [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then
+    echo "not ok $n - $b: runs on cpu ($r1) and opencl ($r2)"; sed 's/^/# /' "$tmp/log"; continue
+  fi
+  cmp_hist "$tmp/cpu_$b/history.csv" "$tmp/cl_$b/history.csv" "$b" "$n"
 done
+n=$((n + 1))
+"$CRDYN" run tests/opencl/strip_explicit.json --out "$tmp/res" --backend opencl >"$tmp/log" 2>&1
+grep -q 'step loop resident on OpenCL' "$tmp/log" && echo "ok $n - the explicit strip runs the resident loop: $(grep 'step loop' "$tmp/log")" \
+  || { echo "not ok $n - the explicit strip runs the resident loop"; sed 's/^/# /' "$tmp/log"; }
+n=$((n + 1))
+"$CRDYN" run tests/opencl/strip_moment_explicit.json --out "$tmp/res" --backend opencl >"$tmp/log" 2>&1
+grep -q 'step loop on the host: load 0 is a moment' "$tmp/log" && echo "ok $n - a moment load falls back to the host loop, saying so" \
+  || { echo "not ok $n - a moment load falls back to the host loop, saying so"; sed 's/^/# /' "$tmp/log"; }
+for c in strip_unstable_explicit strip_crush_explicit; do  # energy balance; an inverted element (with checkpoints)
+  "$CRDYN" run tests/watchdog/$c.json --out "$tmp/wd" --quiet --backend cpu 2>&1 | sed "s#$tmp/wd##g" | tail -1 >"$tmp/e_cpu"
+  "$CRDYN" run tests/watchdog/$c.json --out "$tmp/wd" --quiet --backend opencl 2>&1 | sed "s#$tmp/wd##g" | tail -1 >"$tmp/e_cl"
+  n=$((n + 1))
+  if grep -q 'failed' "$tmp/e_cpu" && cmp -s "$tmp/e_cpu" "$tmp/e_cl"; then
+    echo "ok $n - $c: the resident loop's watchdog stops as the host's: $(cat "$tmp/e_cl")"
+  else
+    echo "not ok $n - $c: watchdog messages differ"; sed 's/^/# cpu: /' "$tmp/e_cpu"; sed 's/^/# opencl: /' "$tmp/e_cl"
+  fi
+done
+n=$((n + 1))  # checkpoints every 1001 steps (not row steps: only ckpt_sync brings the state), a crash at 2500, restart from 2002
+python3 - tests/opencl/strip_explicit.json "$tmp/ck.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["output"]["checkpoint_every"] = 1001; json.dump(c, open(sys.argv[2], "w"))
+PY
+"$CRDYN" run "$tmp/ck.json" --out "$tmp/ck_cpu" --quiet --backend cpu >"$tmp/log" 2>&1
+CRDYN_TEST_SIGKILL_STEP=2500 "$CRDYN" run "$tmp/ck.json" --out "$tmp/ck_cl" --quiet --backend opencl >>"$tmp/log" 2>&1
+r1=$?
+"$CRDYN" run "$tmp/ck.json" --out "$tmp/ck_cl" --quiet --backend opencl --restart "$tmp/ck_cl/checkpoint.crd" >>"$tmp/log" 2>&1
+r2=$?
+if [ $r1 -ne 0 ] && [ $r2 -eq 0 ]; then
+  cmp_hist "$tmp/ck_cpu/history.csv" "$tmp/ck_cl/history.csv" "resident loop killed at step 2500, restarted from its step-2002 checkpoint" "$n"
+else
+  echo "not ok $n - resident loop killed ($r1) and restarted ($r2)"; sed 's/^/# /' "$tmp/log"
+fi
+n=$((n + 1))  # the CLBlast option: measures summed by CLBlastDsum (tree order: close, not bitwise)
+if [ -e /usr/include/clblast_c.h ] || ls /usr/lib/*/libclblast.so.1 >/dev/null 2>&1; then
+  CRDYN_OPENCL_CLBLAST=1 "$CRDYN" run tests/opencl/flying_plate_explicit.json --out "$tmp/cb" --quiet --backend opencl \
+    >"$tmp/log" 2>&1 && cmp_hist "$tmp/cpu_flying_plate_explicit/history.csv" "$tmp/cb/history.csv" \
+    "flying_plate_explicit with CRDYN_OPENCL_CLBLAST=1" "$n" \
+    || { echo "not ok $n - flying_plate_explicit with CRDYN_OPENCL_CLBLAST=1"; sed 's/^/# /' "$tmp/log"; }
+else
+  echo "ok $n # SKIP CLBlast option: libclblast not installed"
+fi
+n=$((n + 1))  # SIGINT at step 5000 of the resident loop (a checkpoint of the synced state), then --restart
+CRDYN_TEST_SIGINT_STEP=5000 "$CRDYN" run tests/opencl/strip_explicit.json --out "$tmp/rs" --quiet --backend opencl >"$tmp/log" 2>&1
+r1=$?
+"$CRDYN" run tests/opencl/strip_explicit.json --out "$tmp/rs" --quiet --backend opencl --restart "$tmp/rs/checkpoint.crd" >>"$tmp/log" 2>&1
+r2=$?
+if [ $r1 -ne 0 ] && [ $r2 -eq 0 ]; then
+  cmp_hist "$tmp/cpu_strip_explicit/history.csv" "$tmp/rs/history.csv" "resident loop interrupted at step 5000 and restarted" "$n"
+else
+  echo "not ok $n - resident loop interrupted ($r1) and restarted ($r2)"; sed 's/^/# /' "$tmp/log"
+fi
 n=$((n + 1))
 "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/bad" --quiet --backend opencl --device 99 >"$tmp/log" 2>&1
 r=$?

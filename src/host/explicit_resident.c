@@ -1,0 +1,257 @@
+/* crdyn: the explicit step loop on a device (backend.h ex_* ops): the state
+ * stays on the device; the host builds the load tables once per stage and
+ * the amplitude factors of each call, and gets back the measures at the
+ * steps it records (history rows, frames, progress, checkpoints, the stage
+ * end) and the state only where a row with probes, a frame, a checkpoint
+ * or the stage end needs it.  The per-step physics is explicit_node.h,
+ * the same as the host loop's (explicit.c), summed in the same orders:
+ * the history is the host loop's, bit for bit (tests/cli/opencl.sh).
+ *
+ * Checkpoints: by steps at their step; by seconds or after a signal at the
+ * next recorded step (the host loop: the next step); the state comes to
+ * the host first through r->ckpt_sync.
+ *
+ * Watchdogs: an element failure stops the stage at the step it happened
+ * (the device skips the later steps of the call); the non-finite state and
+ * the energy balance are checked at every recorded step (the host loop
+ * checks every step; with history_every = 1 they are the same). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crdyn/backend.h"
+#include "crdyn/dynamics.h"
+#include "crdyn/error.h"
+#include "crdyn/explicit_resident.h"
+#include "crdyn/loads.h"
+#include "crdyn/timer.h"
+
+typedef struct tables {
+  int nfe, nw, cap_fe, cap_w;
+  int *fe_eq, *fe_load, *w_idx, *w_load, *pres_idx;
+  double *fe_a, *fe_b, *w_a, *w_b;
+} tables;
+
+static void tables_free(tables *t)
+{
+  free(t->fe_eq); free(t->fe_load); free(t->w_idx); free(t->w_load); free(t->pres_idx);
+  free(t->fe_a); free(t->fe_b); free(t->w_a); free(t->w_b);
+}
+
+/* The entries of crd_loads_assemble and crd_loads_work for nodal forces
+ * and gravity, in those loops' order (the device sums them in it). */
+static int build_tables(const crd_run *r, tables *t)
+{
+  const crd_problem *pb = r->pb;
+  const crd_model *m = pb->m;
+  const double *mass = crd_loads_nodal_mass(r->loads);
+  size_t nfe = 0, nw = 0;
+  for (int k = 0; k < m->nloads; ++k) {
+    const crd_load *ld = &m->loads[k];
+    int nnod = ld->kind == CRD_LOAD_FORCE ? m->sets[ld->set].nn : ld->kind == CRD_LOAD_GRAVITY ? pb->nn : 0;
+    nfe += 3 * (size_t)nnod;
+    nw += 3 * (size_t)nnod;
+  }
+  if ((nfe && (CRD_CALLOC(nfe, &t->fe_eq) || CRD_CALLOC(nfe, &t->fe_load) || CRD_CALLOC(nfe, &t->fe_a) ||
+               CRD_CALLOC(nfe, &t->fe_b))) ||
+      (nw && (CRD_CALLOC(nw, &t->w_idx) || CRD_CALLOC(nw, &t->w_load) || CRD_CALLOC(nw, &t->w_a) ||
+              CRD_CALLOC(nw, &t->w_b))) ||
+      (pb->npres && CRD_CALLOC(pb->npres, &t->pres_idx)))
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  int f = 0, w = 0;
+  for (int k = 0; k < m->nloads; ++k) {
+    const crd_load *ld = &m->loads[k];
+    if (ld->kind != CRD_LOAD_FORCE && ld->kind != CRD_LOAD_GRAVITY) continue;
+    int grav = ld->kind == CRD_LOAD_GRAVITY, nnod = grav ? pb->nn : m->sets[ld->set].nn;
+    for (int j = 0; j < nnod; ++j) {
+      int i = grav ? j : m->sets[ld->set].nodes[j];
+      for (int c = 0; c < 3; ++c) {
+        /* force: fac * vec_c (times 1, exact); gravity: fac * mass_i * vec_c */
+        double a = grav ? mass[i] : ld->vec[c], b = grav ? ld->vec[c] : 1.0;
+        int eq = pb->eq[5 * i + c];
+        if (eq >= 0) {
+          t->fe_eq[f] = eq; t->fe_load[f] = k; t->fe_a[f] = a; t->fe_b[f] = b;
+          ++f;
+        }
+        t->w_idx[w] = 3 * i + c; t->w_load[w] = k; t->w_a[w] = a; t->w_b[w] = b;
+        ++w;
+      }
+    }
+  }
+  t->nfe = f;
+  t->nw = w;
+  for (int k = 0; k < pb->npres; ++k) t->pres_idx[k] = 3 * pb->pres[k].node + pb->pres[k].comp;
+  return 0;
+}
+
+int crd_explicit_resident_usable(const crd_run *r, char *why, size_t n)
+{
+  const crd_backend_ops *op = r->pb->be->ops;
+  if (!op->ex_begin || !op->ex_steps || !op->ex_measure || !op->ex_sync || !op->ex_end) {
+    snprintf(why, n, "the %s backend has no resident explicit loop", op->name);
+    return -1;
+  }
+  const char *host = getenv("CRDYN_EXPLICIT_HOST"); /* measurements: the host loop on a device backend */
+  if (host && !strcmp(host, "1")) {
+    snprintf(why, n, "CRDYN_EXPLICIT_HOST=1");
+    return 0;
+  }
+  if (r->m->nbodies > 0) { /* ties (tie.h) advance bodies with their tied nodes on the host */
+    snprintf(why, n, "the model has rigid bodies (their tied nodes step on the host)");
+    return 0;
+  }
+  if (r->test_nan_step > 0) {
+    snprintf(why, n, "the NaN test hook (CRDYN_TEST_NAN_STEP) is a host-loop hook");
+    return 0;
+  }
+  for (int k = 0; k < r->m->nloads; ++k) {
+    int kd = r->m->loads[k].kind;
+    if (kd == CRD_LOAD_MOMENT || kd == CRD_LOAD_PRESSURE) {
+      snprintf(why, n, "load %d is a %s, which the device tables do not carry (nodal forces and gravity only)", k,
+               kd == CRD_LOAD_MOMENT ? "moment" : "follower pressure");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* r->ckpt_sync: crd_dyn_checkpoint_write brings the device state to the
+ * host first, whenever a checkpoint is written (by steps, seconds or a
+ * signal), so a checkpoint never holds a stale state. */
+typedef struct sync_ctx {
+  crd_backend *be;
+  crd_ex_state *st;
+} sync_ctx;
+
+static int ckpt_sync(void *ctx)
+{
+  sync_ctx *c = ctx;
+  return c->be->ops->ex_sync(c->be, c->st);
+}
+
+int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage, int n0, int nsteps, double dt,
+                          double t0, double s, int every)
+{
+  crd_problem *pb = r->pb;
+  crd_backend *be = pb->be;
+  const crd_model *m = pb->m;
+  const crd_output *o = &m->output;
+  tables tb;
+  memset(&tb, 0, sizeof tb);
+  double *fac = NULL, *facw = NULL, *pres = NULL;
+  int rc = 0, begun = 0, cap = 0, nl = m->nloads;
+  char why[512];
+  if ((rc = build_tables(r, &tb))) goto out;
+  crd_ex_setup su;
+  memset(&su, 0, sizeof su);
+  su.st.d = pb->d; su.st.p = pb->p; su.st.l = pb->l;
+  su.st.v = dy->v; su.st.w = dy->w; su.st.a = dy->a; su.st.wa = dy->wa;
+  su.mlump = dy->mlump; su.plump = dy->plump; su.rot_scale = s; su.dt = dt; su.wext = r->wext;
+  su.locked = pb->locked; su.nload = nl;
+  su.nfe = tb.nfe; su.fe_eq = tb.fe_eq; su.fe_load = tb.fe_load; su.fe_a = tb.fe_a; su.fe_b = tb.fe_b;
+  su.nw = tb.nw; su.w_idx = tb.w_idx; su.w_load = tb.w_load; su.w_a = tb.w_a; su.w_b = tb.w_b;
+  su.npres = pb->npres; su.pres_idx = tb.pres_idx;
+  if ((rc = be->ops->ex_begin(be, pb, &su))) goto out;
+  begun = 1;
+  sync_ctx sc = {be, &su.st};
+  r->ckpt_sync = ckpt_sync;
+  r->ckpt_sync_ctx = &sc;
+  double tl = crd_wtime(), to = r->time_output, t_prev = r->t_prev;
+  int n = n0;
+  while (n < nsteps) {
+    /* the next recorded step: a history row, a frame, a progress line, a
+     * checkpoint (possible) or the stage end */
+    int k = 0, S0 = dy->step;
+    for (int q = n + 1; q <= nsteps; ++q) {
+      int S = S0 + (q - n);
+      ++k;
+      if (q == nsteps || S % o->history_every == 0 || (o->vtk_every > 0 && S % o->vtk_every == 0) ||
+          q % every == 0 || (o->checkpoint_every_steps > 0 && S % o->checkpoint_every_steps == 0) ||
+          r->test_sigint_step == S || r->test_sigkill_step == S)
+        break;
+    }
+    if (k > cap) {
+      free(fac); free(facw); free(pres);
+      fac = facw = pres = NULL;
+      if (CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &fac) || CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &facw) ||
+          CRD_CALLOC((size_t)k * (pb->npres > 0 ? pb->npres : 1), &pres)) {
+        rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+        goto out;
+      }
+      cap = k;
+    }
+    double t1 = t_prev;
+    for (int j = 0; j < k; ++j) { /* the host's factors at the host's times */
+      int q = n + 1 + j;
+      t1 = (q == nsteps) ? st->t_end : t0 + q * dt;
+      for (int ld = 0; ld < nl; ++ld) {
+        fac[(size_t)j * nl + ld] = crd_loads_factor(pb, ld, t1, 0);
+        facw[(size_t)j * nl + ld] = 0.5 * (crd_loads_factor(pb, ld, t_prev, 0) + crd_loads_factor(pb, ld, t1, 0));
+      }
+      for (int pk = 0; pk < pb->npres; ++pk) {
+        const crd_support *sp = &m->supports[pb->pres[pk].support];
+        pres[(size_t)j * pb->npres + pk] = sp->value * crd_amplitude_eval(&sp->amp, t1, 1.0);
+      }
+      t_prev = t1;
+    }
+    crd_ex_steps_in in = {k, fac, facw, pres};
+    crd_ex_measure ms;
+    if ((rc = be->ops->ex_steps(be, &in)) || (rc = be->ops->ex_measure(be, &ms))) goto out;
+    if (ms.bad_step >= 0) {
+      int bad_n = n + 1 + ms.bad_step;
+      double tb1 = (bad_n == nsteps) ? st->t_end : t0 + bad_n * dt;
+      crd_backend_elem_error(pb, ms.bad_elem, ms.bad_kind);
+      snprintf(why, sizeof why, "%s", crd_err_message());
+      rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: %s", istage,
+                   dy->step + ms.bad_step + 1, tb1, why);
+      goto out;
+    }
+    n += k;
+    dy->strain = ms.strain;
+    dy->kinetic = ms.kinetic;
+    memcpy(dy->L, ms.L, sizeof ms.L);
+    memcpy(dy->J, ms.J, sizeof ms.J);
+    if (ms.bad_node >= 0) {
+      rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: the state or rates of node "
+                   "%d are not finite", istage, dy->step + k, t1, ms.bad_node);
+      goto out;
+    }
+    double E = dy->kinetic + dy->strain - ms.wext;
+    double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(ms.wext)));
+    if (scale > 0) dy->cur.n_scaled += k;
+    double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
+    if (pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale) {
+      rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: energy balance error %.3g "
+                   "(%.3g of the energy scale %.3g, limit %.3g): unstable step %.4g (stable estimate %.4g)?",
+                   istage, dy->step + k, t1, E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale, lim,
+                   dt, dy->dt_auto);
+      goto out;
+    }
+    dy->cur.E_scale = scale;
+    r->wext = ms.wext;
+    dy->t = t1;
+    dy->step += k;
+    dy->explicit_steps += k;
+    r->steps += k;
+    int row = n == nsteps || dy->step % o->history_every == 0;
+    int on_host = n == nsteps || (row && o->nprobes > 0) || (o->vtk_every > 0 && dy->step % o->vtk_every == 0);
+    if (on_host && (rc = be->ops->ex_sync(be, &su.st))) goto out;
+    if ((rc = crd_run_record_resident(r, dy->step, dy->t, dy->kinetic, dy->strain, dy->L, dy->J, n == nsteps,
+                                      on_host)))
+      goto out;
+    if (n % every == 0 || n == nsteps)
+      crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", istage, dy->t, dy->step,
+                       dy->kinetic + dy->strain - r->wext);
+    dy->cur.n = n;
+    if ((rc = crd_dyn_step_end(r, dy))) goto out;
+  }
+  r->time_explicit += crd_wtime() - tl - (r->time_output - to);
+out:
+  r->ckpt_sync = NULL;
+  r->ckpt_sync_ctx = NULL;
+  if (begun) be->ops->ex_end(be);
+  tables_free(&tb);
+  free(fac); free(facw); free(pres);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
