@@ -11,7 +11,8 @@
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
+          "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|cuda|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
+          "                 [--solver cholmod|cusolver|auto] [--deterministic]   device solver, repeatable GPU assembly\n"
           "                 [--restart DIR/checkpoint.crd]   continue a dynamic run from its checkpoint\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
           "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64)\n"
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
     if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
     else if (!strcmp(a, "--backend") && i + 1 < argc) o.backend = argv[++i];
     else if (!strcmp(a, "--restart") && i + 1 < argc) o.restart_path = argv[++i];
+    else if (!strcmp(a, "--solver") && i + 1 < argc) o.solver = argv[++i];
+    else if (!strcmp(a, "--deterministic")) o.deterministic = 1;
     else if (!strcmp(a, "--device") && i + 1 < argc) {
       char *end;
       long v = strtol(argv[++i], &end, 10);

@@ -244,6 +244,9 @@ static int write_summary(crd_run *r, double wall, const char *status, const char
   }
   cJSON_AddStringToObject(js, "backend", r->pb->be->ops->name);
   cJSON_AddStringToObject(js, "device", r->pb->be->device_name);
+  cJSON_AddStringToObject(js, "solver", crd_solver_name(r->pb->solver));
+  if (!strcmp(r->pb->be->ops->name, "cuda"))
+    cJSON_AddStringToObject(js, "assembly", r->pb->be->deterministic ? "deterministic" : "atomic");
   static const char *types[] = {"static", "modal", "dynamic"};
   cJSON_AddStringToObject(js, "analysis", types[m->analysis.type]);
   cJSON *c = cJSON_AddObjectToObject(js, "counts");
@@ -322,6 +325,32 @@ static void print_check(const crd_run *r)
   printf("output    %s\nok\n", r->dir);
 }
 
+/* --solver (solver.h): cholmod (default, host) or cusolver (device);
+ * cudss is named so that the message can say why it is not there. */
+static int choose_solver(crd_run *r)
+{
+  const char *s = r->opts->solver;
+  if (!s || !strcmp(s, "cholmod") || !strcmp(s, "auto")) return 0; /* the problem's CHOLMOD */
+  if (!strcmp(s, "cudss"))
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cudss: this build has no cuDSS (not found at build time; "
+                   "docs/cuda.md); use --solver cusolver or cholmod");
+  if (strcmp(s, "cusolver"))
+    return CRD_ERR(CRD_ERR_INPUT, "--solver '%s': unknown linear solver (cholmod, cusolver, cudss, auto)", s);
+#ifndef CRD_HAVE_CUDA
+  return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cusolver: this build has no CUDA (built without nvcc; "
+                 "docs/cuda.md); use --solver cholmod");
+#else
+  if (strcmp(r->pb->be->ops->name, "cuda") && !r->opts->quiet)
+    printf("solver cusolver with the %s backend: the matrix values are copied to the device for every "
+           "factorization\n", r->pb->be->ops->name);
+  crd_solver *ns;
+  CRD_CALL(crd_solver_create(s, &ns));
+  crd_solver_destroy(&r->pb->solver);
+  r->pb->solver = ns;
+  return 0;
+#endif
+}
+
 int crd_run_case(const crd_run_opts *opts)
 {
   crd_run run, *r = &run;
@@ -361,6 +390,9 @@ int crd_run_case(const crd_run_opts *opts)
     }
     if (!opts->quiet) printf("backend %s: %s\n", r->pb->be->ops->name, r->pb->be->device_name);
   }
+  r->pb->be->deterministic = opts->deterministic;
+  if (r->pb->be->note[0]) fprintf(stderr, "crdyn: %s\n", r->pb->be->note);
+  if ((rc = choose_solver(r))) goto out;
   if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
   if (opts->check_only) {
     print_check(r);

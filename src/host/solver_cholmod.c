@@ -4,9 +4,9 @@
  * The front end (bottom of this file) picks the backend by name, checks the
  * call order (analyse -> factorize -> solve), keeps the pattern it analysed
  * and times every call, so backends only wrap their library.
- * To add a backend (cuDSS, cuSOLVER csrchol): move crd_solver_ops into a
- * private header, define the backend's table in its own file and list it in
- * solver_registry[] (under its #ifdef). */
+ * Other backends define their table in their own file (solver_priv.h) and
+ * are listed in solver_registry[] under their #ifdef: cusolver
+ * (solver_cusolver.c, CRD_HAVE_CUDA). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,24 +17,10 @@
 
 #include "crdyn/error.h"
 #include "crdyn/solver.h"
+#include "crdyn/trace.h"
+#include "solver_priv.h"
 
-typedef struct crd_solver_ops {
-  const char *name;
-  int (*create)(void **impl);
-  /* Ordering and symbolic factorization; fills stats->nnz_factor and
-   * stats->flops_factor. */
-  int (*analyse)(void *impl, const crd_csr *A, crd_solver_stats *stats);
-  /* Numeric factorization on the analysed pattern; on CRD_WARN_NOT_POSDEF
-   * *failed_eq is the caller's equation of the bad pivot (-1 if unknown). */
-  int (*factorize)(void *impl, const crd_csr *A, int32_t *failed_eq);
-  int (*solve)(void *impl, const double *b, double *x);
-  void (*destroy)(void *impl);
-  /* Switch to an LDL^T factorization that accepts indefinite matrices
-   * (takes effect at the next analyse); NULL when unsupported. */
-  int (*set_indefinite)(void *impl, int on);
-  /* Negative pivots of the last LDL^T factorization (-1: unknown). */
-  int (*neg_pivots)(void *impl);
-} crd_solver_ops;
+/* crd_solver_ops: solver_priv.h */
 
 /* ======================================================================== */
 /* CHOLMOD backend                                                          */
@@ -257,6 +243,9 @@ static const crd_solver_ops chol_ops = {
 /* The first entry is the default ("auto" or NULL). */
 static const crd_solver_ops *const solver_registry[] = {
   &chol_ops,
+#ifdef CRD_HAVE_CUDA
+  &crd_cusolver_ops,
+#endif
 };
 #define NREGISTRY ((int)(sizeof solver_registry / sizeof solver_registry[0]))
 
@@ -317,7 +306,10 @@ int crd_solver_analyse(crd_solver *s, const crd_csr *A)
             "crd_solver_analyse: matrix without arrays (n = %d)", (int)A->n);
   s->analysed = s->factorized = s->refactoring = 0;
   double t0 = now_s();
-  CRD_CALL(s->ops->analyse(s->impl, A, &s->stats));
+  CRD_RANGE_PUSH("solver analyse");
+  int rc = s->ops->analyse(s->impl, A, &s->stats);
+  CRD_RANGE_POP();
+  CRD_CALL(rc);
   s->stats.analyse_s += now_s() - t0;
   s->stats.nanalyse++;
   s->n = A->n;
@@ -337,7 +329,9 @@ int crd_solver_factorize(crd_solver *s, const crd_csr *A)
   s->factorized = 0;
   s->failed_eq = -1;
   double t0 = now_s();
+  CRD_RANGE_PUSH("factorization");
   int rc = s->ops->factorize(s->impl, A, &s->failed_eq);
+  CRD_RANGE_POP();
   double dt = now_s() - t0;
   s->stats.factor_s += dt;
   s->stats.nfactor++;
@@ -362,7 +356,10 @@ int crd_solver_solve(crd_solver *s, const double *b, double *x)
   CRD_CHECK(s->factorized, CRD_ERR_INPUT,
             "%s: solve called without a successful factorization", s->ops->name);
   double t0 = now_s();
-  CRD_CALL(s->ops->solve(s->impl, b, x));
+  CRD_RANGE_PUSH("solve");
+  int rc = s->ops->solve(s->impl, b, x);
+  CRD_RANGE_POP();
+  CRD_CALL(rc);
   s->stats.solve_s += now_s() - t0;
   s->stats.nsolve++;
   return 0;

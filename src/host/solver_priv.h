@@ -1,0 +1,33 @@
+/* crdyn: what a linear solver backend implements (solver.h front end in
+ * solver_cholmod.c, which times, checks the call order and keeps the
+ * pattern).  Private to src/host. */
+#ifndef CRDYN_SOLVER_PRIV_H
+#define CRDYN_SOLVER_PRIV_H
+
+#include <stdint.h>
+
+#include "crdyn/solver.h"
+
+typedef struct crd_solver_ops {
+  const char *name;
+  int (*create)(void **impl);
+  /* Ordering and symbolic factorization; fills stats->nnz_factor and
+   * stats->flops_factor. */
+  int (*analyse)(void *impl, const crd_csr *A, crd_solver_stats *stats);
+  /* Numeric factorization on the analysed pattern; on CRD_WARN_NOT_POSDEF
+   * *failed_eq is the caller's equation of the bad pivot (-1 if unknown). */
+  int (*factorize)(void *impl, const crd_csr *A, int32_t *failed_eq);
+  int (*solve)(void *impl, const double *b, double *x);
+  void (*destroy)(void *impl);
+  /* Switch to an LDL^T factorization that accepts indefinite matrices
+   * (takes effect at the next analyse); NULL when unsupported. */
+  int (*set_indefinite)(void *impl, int on);
+  /* Negative pivots of the last LDL^T factorization (-1: unknown). */
+  int (*neg_pivots)(void *impl);
+} crd_solver_ops;
+
+#ifdef CRD_HAVE_CUDA
+extern const crd_solver_ops crd_cusolver_ops;   /* solver_cusolver.c */
+#endif
+
+#endif
