@@ -92,6 +92,7 @@ ifneq ($(OPENCL),0)
                /etc/OpenCL/vendors/pocl.icd
 endif
 
+.PHONY: gpu-bundle gpu-check
 .PHONY: all test deps check-deps check-tools info clean validate bench bench-tools bench-smoke valgrind fuzz fuzz-build
 all: check-deps $(BUILD)/crdyn
 
@@ -246,6 +247,17 @@ bench: all bench-tools
 	python3 profiling/bench.py --build $(BUILD) $(BENCH_ARGS)
 bench-smoke: all bench-tools
 	python3 profiling/bench.py --build $(BUILD) --smoke --out $(BUILD)/bench-smoke --results $(BUILD)/bench-smoke/RESULTS.md
+
+# ------------------------------------------------ GPU machine (docs/cuda.md)
+# gpu-bundle (here): the binary, t501-cuda, flopcount and their non-glibc,
+# non-CUDA shared libraries in build/gpu-bundle(.tar.gz), to carry.
+# gpu-check (there): parity tests and the ladder from the carried bundle;
+# no prerequisites, so that make does not try to rebuild on that machine.
+gpu-bundle: all $(BUILD)/tests/t501-cuda $(BUILD)/bench/flopcount
+	@[ "$(CUDA)" = 1 ] || { echo "crdyn: gpu-bundle needs the CUDA build (nvcc not found; CUDA=$(CUDA))"; exit 1; }
+	sh profiling/gpu_bundle.sh $(BUILD) $(BUILD)/gpu-bundle
+gpu-check:
+	sh profiling/gpu_check.sh $(BUILD)/gpu-bundle
 
 info:
 	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu$$( [ "$(OPENCL)" = 1 ] && echo ', opencl')$$( [ "$(CUDA)" = 1 ] && echo ', cuda')"; \

@@ -159,8 +159,9 @@ static int host_order(const crd_csr *A, int *perm, crd_solver_stats *st)
   return 0;
 }
 
-/* The pattern of B = P A P^T (full) and the positions of A's entries in it. */
-static int build_permuted(const crd_csr *A, const int *perm, int **rowB, int **colB, int **pos1, int **pos2)
+/* The pattern of B = P A P^T (full) and the positions of A's entries in it
+ * (solver_priv.h). */
+int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, int **colB, int **pos1, int **pos2)
 {
   int n = A->n;
   int64_t nnzA = A->nnz;
@@ -238,7 +239,7 @@ static int cus_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   s->nnzA = (int)A->nnz;
   s->nnzB = (int)(2 * A->nnz - n);
   if ((rc = CRD_CALLOC(n, &s->perm)) || (rc = CRD_CALLOC(n, &s->diag)) || (rc = host_order(A, s->perm, st)) ||
-      (rc = build_permuted(A, s->perm, &rowB, &colB, &pos1, &pos2)))
+      (rc = crd_cusolver_permute_pattern(A, s->perm, &rowB, &colB, &pos1, &pos2)))
     goto out;
   size_t nA = (size_t)s->nnzA, nB = (size_t)s->nnzB, nn = (size_t)n;
   if ((rc = dput((void **)&s->rowB, rowB, sizeof(int) * (nn + 1), "pattern")) ||

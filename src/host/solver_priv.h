@@ -28,6 +28,12 @@ typedef struct crd_solver_ops {
 
 #ifdef CRD_HAVE_CUDA
 extern const crd_solver_ops crd_cusolver_ops;   /* solver_cusolver.c */
+/* The full pattern of B = P A P^T (row i of B is row perm[i] of A; A the
+ * upper CSR triangle): rowB (n+1), colB (2 nnz - n, sorted per row), and
+ * for every stored entry k of A its position pos1[k] in B and, off the
+ * diagonal, pos2[k] of its mirror (-1 on the diagonal).  Host only, so
+ * that it is tested without a GPU (t502-cusolver-pattern). */
+int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, int **colB, int **pos1, int **pos2);
 #endif
 
 #endif
