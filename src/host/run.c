@@ -13,6 +13,7 @@
 #include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
+#include "crdyn/trace.h"
 #include "crdyn/shell_results.h"
 #include "crdyn/timer.h"
 
@@ -106,8 +107,21 @@ out:
   return rc;
 }
 
+static int record(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+                  double strain, const double L[3], const double J[3], int force);
+
+/* the output phase, as one profiler range (trace.h) */
 int crd_run_record(crd_run *r, int step, double time, double lf, int iters, double resid,
                    double kinetic, double strain, const double L[3], const double J[3], int force)
+{
+  CRD_RANGE_PUSH("output");
+  int rc = record(r, step, time, lf, iters, resid, kinetic, strain, L, J, force);
+  CRD_RANGE_POP();
+  return rc;
+}
+
+static int record(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+                  double strain, const double L[3], const double J[3], int force)
 {
   crd_problem *pb = r->pb;
   const crd_model *m = r->m;
@@ -185,6 +199,8 @@ static void add_timing(const crd_run *r, cJSON *js)
   int n = timing_rows(r, rows);
   cJSON *t = cJSON_AddObjectToObject(js, "timing");
   cJSON_AddNumberToObject(t, "threads", r->pb->nthreads);
+  /* the cuda backend times its element kernels and assembly with CUDA events (device time) */
+  cJSON_AddStringToObject(t, "element_clock", strcmp(r->pb->be->ops->name, "cuda") ? "wall" : "cuda_events");
   for (int k = 0; k < n; ++k) {
     cJSON *o = cJSON_AddObjectToObject(t, rows[k].key);
     cJSON_AddNumberToObject(o, "count", rows[k].count);
@@ -215,6 +231,9 @@ static void print_timing(const crd_run *r)
          ss->flops_factor, ss->refactor_min_s,
          ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
   printf("  peak RSS %.1f MiB\n", peak_rss_kib() / 1024.0);
+  if (!strcmp(r->pb->be->ops->name, "cuda"))
+    printf("  element and assembly rows: device time (CUDA events), %s assembly\n",
+           r->pb->be->deterministic ? "deterministic" : "atomic");
 }
 
 /* status "complete", or "failed" / "interrupted" with the message and the
