@@ -44,6 +44,20 @@ ifeq ($(CUDA),1)
   LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcusparse -lcudart -lstdc++
 endif
 
+# cuDSS (optional, docs/cuda.md): CUDSS_DIR=<folder with include/cudss.h and
+# lib/libcudss.so.1> (e.g. the nvidia/cu13 folder of the nvidia-cudss-cu13
+# wheel) adds --solver cudss.  Off by default: the library (167 MB) cannot
+# travel to the GPU machine, so `make gpu-bundle` refuses a cuDSS build.
+CUDSS_DIR ?=
+ifneq ($(CUDSS_DIR),)
+  ifeq ($(CUDA),1)
+    CUDSS := 1
+    CUDA_DEFS += -DCRD_HAVE_CUDSS
+    CPPFLAGS += -DCRD_HAVE_CUDSS -isystem $(CUDSS_DIR)/include
+    LDLIBS   += -L$(CUDSS_DIR)/lib -Wl,-rpath,$(abspath $(CUDSS_DIR))/lib -l:libcudss.so.1
+  endif
+endif
+
 # SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer build in build-san/
 # (the normal build/ is left alone); any finding aborts the program.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -255,6 +269,7 @@ bench-smoke: all bench-tools
 # no prerequisites, so that make does not try to rebuild on that machine.
 gpu-bundle: all $(BUILD)/tests/t501-cuda $(BUILD)/bench/flopcount
 	@[ "$(CUDA)" = 1 ] || { echo "crdyn: gpu-bundle needs the CUDA build (nvcc not found; CUDA=$(CUDA))"; exit 1; }
+	@[ -z "$(CUDSS)" ] || { echo "crdyn: gpu-bundle: a cuDSS build (CUDSS_DIR) cannot travel (libcudss is 167 MB); rebuild without CUDSS_DIR"; exit 1; }
 	sh profiling/gpu_bundle.sh $(BUILD) $(BUILD)/gpu-bundle
 gpu-check:
 	sh profiling/gpu_check.sh $(BUILD)/gpu-bundle

@@ -12,7 +12,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
           "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|cuda|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
-          "                 [--solver cholmod|cusolver|auto] [--deterministic]   device solver, repeatable GPU assembly\n"
+          "                 [--solver cholmod|cusolver|cudss|auto] [--deterministic]   device solver, repeatable GPU assembly\n"
           "                 [--restart DIR/checkpoint.crd]   continue a dynamic run from its checkpoint\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
           "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64)\n"

@@ -350,18 +350,20 @@ static int choose_solver(crd_run *r)
 {
   const char *s = r->opts->solver;
   if (!s || !strcmp(s, "cholmod") || !strcmp(s, "auto")) return 0; /* the problem's CHOLMOD */
+#ifndef CRD_HAVE_CUDSS
   if (!strcmp(s, "cudss"))
     return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cudss: this build has no cuDSS (not found at build time; "
                    "docs/cuda.md); use --solver cusolver or cholmod");
-  if (strcmp(s, "cusolver"))
+#endif
+  if (strcmp(s, "cusolver") && strcmp(s, "cudss"))
     return CRD_ERR(CRD_ERR_INPUT, "--solver '%s': unknown linear solver (cholmod, cusolver, cudss, auto)", s);
 #ifndef CRD_HAVE_CUDA
   return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cusolver: this build has no CUDA (built without nvcc; "
                  "docs/cuda.md); use --solver cholmod");
 #else
   if (strcmp(r->pb->be->ops->name, "cuda") && !r->opts->quiet)
-    printf("solver cusolver with the %s backend: the matrix values are copied to the device for every "
-           "factorization\n", r->pb->be->ops->name);
+    printf("solver %s with the %s backend: the matrix values are copied to the device for every "
+           "factorization\n", s, r->pb->be->ops->name);
   crd_solver *ns;
   CRD_CALL(crd_solver_create(s, &ns));
   crd_solver_destroy(&r->pb->solver);

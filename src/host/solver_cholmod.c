@@ -6,7 +6,7 @@
  * and times every call, so backends only wrap their library.
  * Other backends define their table in their own file (solver_priv.h) and
  * are listed in solver_registry[] under their #ifdef: cusolver
- * (solver_cusolver.c, CRD_HAVE_CUDA). */
+ * (solver_cusolver.c, CRD_HAVE_CUDA), cudss (solver_cudss.c, CRD_HAVE_CUDSS). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +245,9 @@ static const crd_solver_ops *const solver_registry[] = {
   &chol_ops,
 #ifdef CRD_HAVE_CUDA
   &crd_cusolver_ops,
+#endif
+#if defined(CRD_HAVE_CUDA) && defined(CRD_HAVE_CUDSS)
+  &crd_cudss_ops,
 #endif
 };
 #define NREGISTRY ((int)(sizeof solver_registry / sizeof solver_registry[0]))

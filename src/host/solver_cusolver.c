@@ -115,8 +115,8 @@ static int cus_create(void **impl)
   return 0;
 }
 
-/* METIS ordering and the factor's counts from CHOLMOD's analysis. */
-static int host_order(const crd_csr *A, int *perm, crd_solver_stats *st)
+/* METIS ordering and the factor's counts from CHOLMOD's analysis (solver_priv.h). */
+int crd_solver_host_order(const crd_csr *A, int *perm, crd_solver_stats *st)
 {
   cholmod_common c;
   if (!cholmod_start(&c)) return CRD_ERR(CRD_ERR_BACKEND, "cusolver: cholmod_start failed (ordering)");
@@ -238,7 +238,7 @@ static int cus_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   s->n = n;
   s->nnzA = (int)A->nnz;
   s->nnzB = (int)(2 * A->nnz - n);
-  if ((rc = CRD_CALLOC(n, &s->perm)) || (rc = CRD_CALLOC(n, &s->diag)) || (rc = host_order(A, s->perm, st)) ||
+  if ((rc = CRD_CALLOC(n, &s->perm)) || (rc = CRD_CALLOC(n, &s->diag)) || (rc = crd_solver_host_order(A, s->perm, st)) ||
       (rc = crd_cusolver_permute_pattern(A, s->perm, &rowB, &colB, &pos1, &pos2)))
     goto out;
   size_t nA = (size_t)s->nnzA, nB = (size_t)s->nnzB, nn = (size_t)n;

@@ -33,7 +33,13 @@ extern const crd_solver_ops crd_cusolver_ops;   /* solver_cusolver.c */
  * for every stored entry k of A its position pos1[k] in B and, off the
  * diagonal, pos2[k] of its mirror (-1 on the diagonal).  Host only, so
  * that it is tested without a GPU (t502-cusolver-pattern). */
+/* The ordering the host gives the device solvers: CHOLMOD's analysis with
+ * METIS (AMD when METIS fails); perm (n) and st->nnz_factor, flops_factor. */
+int crd_solver_host_order(const crd_csr *A, int *perm, crd_solver_stats *st);
 int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, int **colB, int **pos1, int **pos2);
+#endif
+#if defined(CRD_HAVE_CUDA) && defined(CRD_HAVE_CUDSS)
+extern const crd_solver_ops crd_cudss_ops;      /* solver_cudss.c */
 #endif
 
 #endif

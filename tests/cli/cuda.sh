@@ -70,7 +70,7 @@ case_s=cases/scordelis_lo_4.json
 [ $r -ne 0 ] && grep -q "unknown linear solver" "$tmp/log" && ok "--solver nosuch refused: $(cat "$tmp/log")" \
   || nok "--solver nosuch refused (rc $r): $(cat "$tmp/log")"
 "$CRDYN" run $case_s --out "$tmp/s2" --quiet --solver cudss >"$tmp/log" 2>&1; r=$?
-[ $r -ne 0 ] && grep -q "no cuDSS" "$tmp/log" && ok "--solver cudss refused clearly: $(cat "$tmp/log")" \
+[ $r -ne 0 ] && grep -q "no cuDSS\|--solver cudss: no usable CUDA device" "$tmp/log" && ok "--solver cudss refused clearly: $(cat "$tmp/log")" \
   || nok "--solver cudss refused (rc $r): $(cat "$tmp/log")"
 "$CRDYN" run $case_s --out "$tmp/s3" --quiet --solver cholmod >"$tmp/log" 2>&1; r=$?
 [ $r -eq 0 ] && grep -q '"solver":[[:space:]]*"cholmod"' "$tmp/s3/summary.json" && ok "--solver cholmod runs; summary.json names the solver" \
