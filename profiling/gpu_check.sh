@@ -13,6 +13,8 @@
 #   4. results in $CRDYN_GPU_OUT (default: $OUT when set, else
 #      build/gpu-check): gpu-check.log, parity.log, ladder.json, ladder.md,
 #      nvidia-smi.txt; the short table last.
+# GPU_CHECK_NSYS=1 adds an Nsight Systems timeline of the flying plate when
+# nsys is installed and time is left (OUT/nsys/).
 # Hard time guards: every step has a timeout, the ladder a deadline, the
 # whole script GPU_CHECK_SECONDS (default 450).
 # Usage: make gpu-check  |  sh profiling/gpu_check.sh [BUNDLE_DIR]
@@ -53,6 +55,7 @@ say "GPU: $(head -2 "$OUTD/nvidia-smi.txt" | tail -1)"
 if ! ldd "$CRDYN" >"$OUTD/ldd.txt" 2>&1 || grep -q 'not found' "$OUTD/ldd.txt"; then
   say "gpu-check: the binary's libraries do not resolve:"; grep 'not found' "$OUTD/ldd.txt" | tee -a "$LOG"; exit 2
 fi
+"$CRDYN" devices 2>&1 | tee -a "$LOG" | grep '^cuda' >/dev/null || say "gpu-check: crdyn sees no CUDA device"
 command -v python3 >/dev/null || say "gpu-check: python3 is missing: the history comparisons and the ladder need it"
 
 # ---- 2. parity ------------------------------------------------------------------
@@ -78,6 +81,12 @@ if [ $(left) -gt 40 ]; then
     >"$OUTD/ladder.out" 2>&1 || say "ladder: stopped or failed (status $?)"
 else
   say "ladder: not run, $(left) s left"
+fi
+
+# ---- optional: an Nsight Systems timeline (GPU_CHECK_NSYS=1, where nsys is installed) ----
+if [ "${GPU_CHECK_NSYS:-0}" = 1 ] && command -v nsys >/dev/null && [ $(left) -gt 60 ]; then
+  CRDYN="$CRDYN" NSYS_TIMEOUT=$(( $(left) - 20 )) sh profiling/nsys.sh tests/opencl/flying_plate_short.json \
+    "$OUTD/nsys" >"$OUTD/nsys.out" 2>&1 || say "nsys: failed (status $?), see $OUTD/nsys.out"
 fi
 
 # ---- 4. summary -----------------------------------------------------------------

@@ -4,8 +4,9 @@ docs/cuda.md): clamped square plates under a tip force (the cases of
 bench.py) from about 1e4 to 1e6 elements, each run with --timing on
 
   cpu  + cholmod   (the reference on the same machine, all its cores)
-  cuda + cholmod   (device elements and assembly, host factorization)
   cuda + cusolver  (device elements, assembly and factorization)
+  cuda-thread + cusolver (the same with one thread per element)
+  cuda + cholmod   (device elements and assembly, host factorization)
 
 implicit (2 steps of generalized-alpha) and explicit (20 steps of 0.9 of
 the stable step, found by a one-step run).  Figures from summary.json:
@@ -31,8 +32,13 @@ import time
 E, NU, RHO, H = 2.1e11, 0.3, 7800.0, 0.01   # profiling/peers/ccx_plate.py
 F_TIP = 2020.0
 RHO_INF = 0.9
-# the device first at each size: the CPU's large factorizations would use up the time
-CONFIGS = [("cuda", "cusolver"), ("cuda", "cholmod"), ("cpu", "cholmod")]
+# (label, backend, solver, environment, run the explicit case too); the
+# device first at each size: the CPU's large factorizations would use up
+# the time.  cuda-thread: the one-thread-per-element layout (docs/cuda.md).
+CONFIGS = [("cuda", "cuda", "cusolver", {}, True),
+           ("cuda-thread", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread"}, True),
+           ("cuda", "cuda", "cholmod", {}, False),
+           ("cpu", "cpu", "cholmod", {}, True)]
 
 
 def case(n, integ, t_end, dt, outdir):
@@ -57,13 +63,13 @@ class Ladder:
     def left(self):
         return self.a.deadline - time.time()
 
-    def run(self, name, cs, backend, solver, est):
+    def run(self, name, cs, backend, solver, est, extra_env=None):
         """Run a case; None (with a note) when it does not fit or fails."""
+        tag = "%s %s+%s%s" % (name, backend, solver, "".join(" %s=%s" % kv for kv in (extra_env or {}).items()))
         if est is not None and est > self.left() - 5:
-            self.notes.append("%s %s+%s: skipped, estimated %.0f s > %.0f s left" % (name, backend, solver, est,
-                                                                                     self.left()))
+            self.notes.append("%s: skipped, estimated %.0f s > %.0f s left" % (tag, est, self.left()))
             return None
-        d = os.path.join(self.a.work, "%s_%s_%s" % (name, backend, solver))
+        d = os.path.join(self.a.work, tag.replace(" ", "_").replace("+", "_").replace("=", "_"))
         os.makedirs(d, exist_ok=True)
         cs["output"]["dir"] = os.path.join(d, "out")
         path = os.path.join(d, "case.json")
@@ -71,18 +77,17 @@ class Ladder:
             json.dump(cs, f)
         cmd = [self.a.crdyn, "run", path, "--quiet", "--timing", "--threads", str(self.a.threads),
                "--backend", backend, "--solver", solver]
-        env = dict(os.environ, OMP_NUM_THREADS=str(self.a.threads), OPENBLAS_NUM_THREADS="1")
+        env = dict(os.environ, OMP_NUM_THREADS=str(self.a.threads), OPENBLAS_NUM_THREADS="1", **(extra_env or {}))
         t0 = time.time()
         try:
             r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=max(5.0, self.left()))
         except subprocess.TimeoutExpired:
-            self.notes.append("%s %s+%s: stopped at the deadline" % (name, backend, solver))
+            self.notes.append("%s: stopped at the deadline" % tag)
             return None
         wall = time.time() - t0
         if r.returncode:
-            self.notes.append("%s %s+%s: failed (%d): %s" % (name, backend, solver, r.returncode,
-                                                           r.stdout.strip()[-300:]))
+            self.notes.append("%s: failed (%d): %s" % (tag, r.returncode, r.stdout.strip()[-300:]))
             return None
         with open(os.path.join(d, "out", "summary.json")) as f:
             s = json.load(f)
@@ -91,14 +96,14 @@ class Ladder:
 
     def size(self, n, prev_n, fl):
         grow = (n / prev_n) ** 2 if prev_n else None
-        for backend, solver in CONFIGS:
-            key = (backend, solver)
+        for label, backend, solver, xenv, explicit in CONFIGS:
+            key = (label, solver)
             # implicit runs grow like the factorization (nested dissection in 2D: elements^1.5)
             est = lambda k: (self.took[k] * grow ** (1.5 if k[2] == "i" else 1.0) * 1.2  # noqa: E731
                              if grow and k in self.took else None)
-            row = {"n": n, "backend": backend, "solver": solver}
+            row = {"n": n, "backend": label, "solver": solver}
             si = self.run("plate%d_implicit" % n, case(n, "implicit", 2e-3, 1e-3, ""), backend, solver,
-                          est(key + ("i",)))
+                          est(key + ("i",)), xenv)
             if si:
                 self.took[key + ("i",)] = si["process_wall_s"]
                 t = si["timing"]
@@ -111,14 +116,14 @@ class Ladder:
                            implicit_wall_s=si["process_wall_s"], device=si.get("device", ""))
                 fl_tan = fl["implicit"]["flops"] + fl["implicit_inertia_and_packing"]["flops"] if fl else 0
                 row["tangent_gflops"] = row["tangent_elem_per_s"] * fl_tan * 1e-9
-            if solver == "cholmod":  # explicit needs no solver: once per backend
+            if explicit:  # explicit needs no solver: once per backend and layout
                 s1 = self.run("plate%d_dt" % n, case(n, "explicit", 1e-12, "auto", ""), backend, solver,
-                              est(key + ("d",)))
+                              est(key + ("d",)), xenv)
                 if s1:
                     self.took[key + ("d",)] = s1["process_wall_s"]
                     dts = s1["dynamics"]["explicit_stable_dt"]
                     se = self.run("plate%d_explicit" % n, case(n, "explicit", 20 * 0.9 * dts, 0.9 * dts, ""),
-                                  backend, solver, est(key + ("e",)))
+                                  backend, solver, est(key + ("e",)), xenv)
                     if se:
                         self.took[key + ("e",)] = se["process_wall_s"]
                         t = se["timing"]

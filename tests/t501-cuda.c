@@ -6,6 +6,7 @@
  *  - implicit midpoint evaluation: fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K;
  *  - deterministic assembly: two evaluations give the same bits; atomic and
  *    deterministic agree to 1e-12;
+ *  - the same with one thread per element (CRDYN_CUDA_LAYOUT=thread);
  *  - an inverted element is reported by both with the same message;
  *  - the cusolver device Cholesky against CHOLMOD on the assembled K
  *    (solution to 1e-10 relative), and a matrix that is not positive
@@ -270,6 +271,20 @@ int main(void)
     T_OK(nl > 0, "[%s] tumbled state: %d of %d nodes have switched their independent pair", mode, nl, pb->nn);
     static_parity(pb, cpu, cu, mode);
     mid_parity(pb, cpu, cu, mode, Q, Qa);
+  }
+  /* the one-thread-per-element layout (CRDYN_CUDA_LAYOUT=thread), atomic */
+  setenv("CRDYN_CUDA_LAYOUT", "thread", 1);
+  crd_backend *cut = NULL;
+  rc = crd_backend_create("cuda", -1, pb, &cut);
+  unsetenv("CRDYN_CUDA_LAYOUT");
+  T_OK(rc == 0, "CUDA backend, one thread per element: %s", rc ? crd_err_message() : cut->device_name);
+  if (!rc) {
+    cut->keep_elements = 1;
+    srand(7);
+    tumble(pb, Q, 0.02);
+    static_parity(pb, cpu, cut, "thread layout");
+    mid_parity(pb, cpu, cut, "thread layout", Q, Qa);
+    crd_backend_destroy(&cut);
   }
   /* an inverted element: the same report */
   size_t nn = (size_t)pb->nn;

@@ -80,6 +80,9 @@ const char *crd_backend_available(void);
  * into buf; returns the number of devices, 0 when there is none or the
  * build has no OpenCL (the text says which). */
 int crd_backend_devices(char *buf, size_t n);
+/* The same for CUDA devices (index for --device with --backend cuda);
+ * returns their number (0 without a device or without CUDA in the build). */
+int crd_backend_cuda_devices(char *buf, size_t n);
 
 /* Backends */
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);

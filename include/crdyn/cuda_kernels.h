@@ -17,6 +17,7 @@ typedef struct crd_cu_static_args {
   const double *x, *p0, *d, *p, *mat;
   double *fe, *ke, *ue;
   int *kind, *first_bad;        /* first_bad: set to ne before, atomicMin of bad elements */
+  int per_thread;               /* layout: 0 one block per element, 1 one thread per element */
 } crd_cu_static_args;
 
 typedef struct crd_cu_mid_args {
@@ -26,6 +27,7 @@ typedef struct crd_cu_mid_args {
   double cf, cm;
   double *fg, *fin, *ke, *E, *ue;
   int *kind, *first_bad;
+  int per_thread;
 } crd_cu_mid_args;
 
 /* One block per element: f_e, k_e (packed), u_e (elem_eval.h crd_elem_static). */

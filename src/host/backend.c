@@ -99,6 +99,14 @@ int crd_backend_elem_error(const crd_problem *pb, int bad, int kind)
                  "element %d (nodes %d %d %d %d) %s", bad, qd[0], qd[1], qd[2], qd[3], what[kind]);
 }
 
+#ifndef CRD_HAVE_CUDA
+int crd_backend_cuda_devices(char *buf, size_t n)
+{
+  snprintf(buf, n, "this build has no CUDA backend (built without nvcc)\n");
+  return 0;
+}
+#endif
+
 #ifndef CRD_HAVE_OPENCL
 int crd_backend_devices(char *buf, size_t n)
 {

@@ -48,6 +48,7 @@ typedef struct cu {
   /* element and assembled outputs */
   double *fe, *fin, *ke, *E, *ue, *F, *Fin, *K, *part, *sums;
   int *kind, *first_bad;
+  int per_thread;                   /* CRDYN_CUDA_LAYOUT=thread: one thread per element (comparison) */
 } cu;
 
 #define CU(call, what)                                                                                 \
@@ -82,6 +83,26 @@ int crd_backend_cuda_pick(int device, int *pick, char *name, size_t nname)
   snprintf(name, nname, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)", k, pr.name, pr.major, pr.minor,
            pr.multiProcessorCount, (double)pr.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
   return 0;
+}
+
+int crd_backend_cuda_devices(char *buf, size_t n)
+{
+  int nd = 0;
+  cudaError_t e = cudaGetDeviceCount(&nd);
+  buf[0] = 0;
+  if (e != cudaSuccess || nd == 0) {
+    snprintf(buf, n, "no CUDA devices (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return 0;
+  }
+  size_t k = 0;
+  for (int i = 0; i < nd && k < n; ++i) {
+    struct cudaDeviceProp pr;
+    if (cudaGetDeviceProperties(&pr, i) != cudaSuccess) continue;
+    k += (size_t)snprintf(buf + k, n - k, "cuda %d: %s, sm_%d%d, %d SMs, %.1f GiB%s\n", i, pr.name, pr.major,
+                          pr.minor, pr.multiProcessorCount, (double)pr.totalGlobalMem / (1024.0 * 1024.0 * 1024.0),
+                          pr.major < 9 ? " (unusable: this build has code for sm_90 and later)" : "");
+  }
+  return nd;
 }
 
 /* ---- setup ------------------------------------------------------------ */
@@ -256,7 +277,7 @@ static int cu_eval_(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   int det = be->deterministic;
   CRD_CALL(start(be, c, pb));
   crd_cu_static_args a = {c->ne, want_K, c->quads, c->l, c->x, c->p0, c->d, c->p, c->mat,
-                          c->fe, c->ke, c->ue, c->kind, c->first_bad};
+                          c->fe, c->ke, c->ue, c->kind, c->first_bad, c->per_thread};
   CU(cudaEventRecord(c->ev[0], c->st), "event");
   CRD_RANGE_PUSH(want_K ? "element tangent (cuda)" : "element force (cuda)");
   CUK(crd_cu_static(c->st, &a), "element kernel");
@@ -323,7 +344,7 @@ static int cu_eval_mid_(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   CRD_CALL(put(c, c->Bs, in->Bs, 2 * d3, "write Bs"));
   crd_cu_mid_args a = {c->ne, want_K, c->quads, c->l, c->x, c->p0, c->d0, c->pa, c->d, c->p, c->df, c->pf,
                        c->am, c->wam, c->Bs, c->C, c->mat, in->cf, in->cm, c->fe, c->fin, c->ke,
-                       c->E ? c->E : c->ke, c->ue, c->kind, c->first_bad};
+                       c->E ? c->E : c->ke, c->ue, c->kind, c->first_bad, c->per_thread};
   CU(cudaEventRecord(c->ev[0], c->st), "event");
   CRD_RANGE_PUSH("element implicit midpoint (cuda)");
   CUK(crd_cu_mid(c->st, &a), "midpoint element kernel");
@@ -387,6 +408,8 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   c->nn = pb->nn;
   c->neq = pb->neq;
   c->nnz = (int)pb->K->nnz;
+  const char *lay = getenv("CRDYN_CUDA_LAYOUT"); /* an experiment's switch, not a user option: docs/cuda.md */
+  c->per_thread = lay && !strcmp(lay, "thread");
   int rc = 0;
   cudaError_t e = cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking);
   for (int i = 0; i < 3 && e == cudaSuccess; ++i) e = cudaEventCreate(&c->ev[i]);
@@ -399,7 +422,7 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   if ((rc = CRD_CALLOC(1, &be))) goto fail;
   be->ops = &cu_ops;
   be->impl = c;
-  snprintf(be->device_name, sizeof be->device_name, "%s", dname);
+  snprintf(be->device_name, sizeof be->device_name, "%.200s%s", dname, c->per_thread ? ", one thread per element" : "");
   *out = be;
   return 0;
 fail:

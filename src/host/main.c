@@ -15,7 +15,7 @@ static void usage(FILE *f)
           "                 [--solver cholmod|cusolver|cudss|auto] [--deterministic]   device solver, repeatable GPU assembly\n"
           "                 [--restart DIR/checkpoint.crd]   continue a dynamic run from its checkpoint\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
-          "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64)\n"
+          "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64) and CUDA devices\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
           "                             plots of OUTDIR/history.csv (energies, momenta, probes, Newton)\n"
           "       crdyn --help | --version\n"
@@ -61,6 +61,8 @@ int main(int argc, char **argv)
   if (!strcmp(argv[1], "devices")) {
     static char buf[16384];
     int n = crd_backend_devices(buf, sizeof buf);
+    fputs(buf, stdout);
+    crd_backend_cuda_devices(buf, sizeof buf); /* listed; the exit status stays the OpenCL count */
     fputs(buf, stdout);
     printf("backends in this build: %s\n", crd_backend_available());
     return n > 0 ? 0 : 1;

@@ -13,6 +13,8 @@
  * per-Gauss-point and per-entry split of DESIGN.md §4 needs the headers to
  * expose those stages (CRD_FOREACH_THREAD / CRD_SYNC are ready in
  * crd_hd.h); it is not done yet: correctness first, as in OpenCL.
+ * A second layout, one thread per element (crd_cu_k_*_thread), is there
+ * for comparison (CRDYN_CUDA_LAYOUT=thread).
  *
  * Assembly: atomic (atomicAdd of doubles into F and the CSR values, fast,
  * order not repeatable) or deterministic (a gather per assembled entry over
@@ -92,6 +94,46 @@ __global__ void crd_cu_k_mid(int ne, int want_k, const int *quads, const double 
   }
 }
 
+/* The same element work with one thread per element (layout "thread",
+ * CRDYN_CUDA_LAYOUT=thread): no shared memory, no idle lanes, the outputs
+ * written by each thread in turn.  Kept beside the block layout so that
+ * the first GPU run measures both (docs/cuda.md). */
+__global__ void crd_cu_k_static_thread(int ne, int want_k, const int *quads, const double *x, const double *p0n,
+                                       const double *dn, const double *pn, const int *ln, const double *mat,
+                                       double *fe, double *ke, double *ue, int *kind, int *first_bad)
+{
+  const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (e >= ne) return;
+  crd_q4_mat mt;
+  mt.E = mat[3 * e];
+  mt.nu = mat[3 * e + 1];
+  mt.h = mat[3 * e + 2];
+  int k = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e, ke + 210 * (size_t)e,
+                          ue + e);
+  kind[e] = k;
+  if (k) atomicMin(first_bad, e);
+}
+
+__global__ void crd_cu_k_mid_thread(int ne, int want_k, const int *quads, const double *x, const double *p0n,
+                                    const double *d0n, const double *pan, const double *dbn, const double *pbn,
+                                    const double *dfn, const double *pfn, const double *amn, const double *wamn,
+                                    const double *Bsn, const int *ln, const double *Cn, const double *mat,
+                                    double cf, double cm, double *fg, double *fin, double *ke, double *E,
+                                    double *ue, int *kind, int *first_bad)
+{
+  const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (e >= ne) return;
+  crd_q4_mat mt;
+  mt.E = mat[3 * e];
+  mt.nu = mat[3 * e + 1];
+  mt.h = mat[3 * e + 2];
+  int b = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
+                       want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
+                       E + 400 * (size_t)e, ue + e);
+  kind[e] = b;
+  if (b) atomicMin(first_bad, e);
+}
+
 /* dst[i] = sum of src[idx[j]], j = ptr[i] .. ptr[i+1]-1, in that order. */
 __global__ void crd_cu_k_gather(int n, const int *ptr, const int *idx, const double *src, double *dst)
 {
@@ -153,9 +195,15 @@ __global__ void crd_cu_k_perm_vec(int n, const int *perm, int inv, const double 
 
 extern "C" {
 
+#define CRD_CU_THREAD_BLOCK 64
+
 int crd_cu_static(cudaStream_t st, const crd_cu_static_args *a)
 {
-  if (a->ne > 0)
+  if (a->ne > 0 && a->per_thread)
+    crd_cu_k_static_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
+        a->ne, a->want_k, a->quads, a->x, a->p0, a->d, a->p, a->l, a->mat, a->fe, a->ke, a->ue, a->kind,
+        a->first_bad);
+  else if (a->ne > 0)
     crd_cu_k_static<<<(unsigned)a->ne, CRD_CU_BLOCK, 0, st>>>(a->ne, a->want_k, a->quads, a->x, a->p0, a->d, a->p,
                                                               a->l, a->mat, a->fe, a->ke, a->ue, a->kind,
                                                               a->first_bad);
@@ -164,7 +212,11 @@ int crd_cu_static(cudaStream_t st, const crd_cu_static_args *a)
 
 int crd_cu_mid(cudaStream_t st, const crd_cu_mid_args *a)
 {
-  if (a->ne > 0)
+  if (a->ne > 0 && a->per_thread)
+    crd_cu_k_mid_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
+        a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa, a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
+        a->C, a->mat, a->cf, a->cm, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);
+  else if (a->ne > 0)
     crd_cu_k_mid<<<(unsigned)a->ne, CRD_CU_BLOCK, 0, st>>>(a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa,
                                                            a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
                                                            a->C, a->mat, a->cf, a->cm, a->fg, a->fin, a->ke, a->E,
