@@ -41,7 +41,8 @@ NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -fmad=false -Xcompiler -Wall,-Wextra
 ifeq ($(CUDA),1)
   CUDA_DEFS := -DCRD_HAVE_CUDA -DDISABLE_CUSOLVER_DEPRECATED -DDISABLE_CUSPARSE_DEPRECATED
   CPPFLAGS += $(CUDA_DEFS) -isystem $(CUDA_HOME)/include
-  LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcusparse -lcudart -lstdc++
+  # cuSOLVER/cuSPARSE are dlopen'ed by solver_cusolver.c (their loading cost ~0.3 s per start)
+  LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lstdc++
 endif
 
 # cuDSS (optional, docs/cuda.md): CUDSS_DIR=<folder with include/cudss.h and

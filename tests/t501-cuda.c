@@ -227,6 +227,14 @@ static void solver_parity(crd_problem *pb, crd_backend *cpu)
   int eq = crd_solver_failed_equation(cs);
   T_OK(rc == CRD_WARN_NOT_POSDEF && eq >= 0 && eq < pb->neq, "-K: not positive definite, equation %d: '%s'", eq,
        rc ? crd_err_message() : "(no error)");
+  /* indefinite: the front end hands over to CHOLMOD's LDL^T, which factors -K */
+  rc = crd_solver_set_indefinite(cs, 1);
+  rc = rc ? rc : crd_solver_analyse(cs, pb->K);
+  rc = rc ? rc : crd_solver_factorize(cs, pb->K);
+  rc = rc ? rc : crd_solver_solve(cs, b, x2);
+  for (size_t i = 0; i < neq; ++i) x2[i] = -x2[i];
+  T_OK(rc == 0 && block_rel(x1, x2, 1, neq, NULL) <= 1e-10 && strstr(crd_solver_name(cs), "LDL^T"),
+       "indefinite: handed over to '%s', -K solved", crd_solver_name(cs));
   crd_solver_destroy(&ch);
   crd_solver_destroy(&cs);
   free(F); free(b); free(x1); free(x2);

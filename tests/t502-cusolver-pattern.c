@@ -4,7 +4,8 @@
  * random permutation.  Checked: rows sorted and without duplicates, B
  * symmetric, and every stored entry of A lands at B(inv[r], inv[c]) and
  * its mirror, with the values: B scattered from A by pos1/pos2 equals the
- * dense P A P^T.  Builds without CUDA report a skip. */
+ * dense P A P^T.  And the libraries, loaded at run time, have every
+ * function the solver calls.  Builds without CUDA report a skip. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,9 @@ int main(void)
   long b_nz = 0;
   for (long k = 0; k < nnzB; ++k) b_nz += valB[k] != 0.0;
   T_OK(equal && dense_nz == b_nz, "B's values are P A P^T (%ld nonzeros)", b_nz);
+  rc = crd_cusolver_load();
+  T_OK(rc == 0, "libcusolver and libcusparse load (dlopen) with every function the solver calls%s%s",
+       rc ? ": " : "", rc ? crd_err_message() : "");
   free(F); free(perm); free(inv); free(rowB); free(colB); free(pos1); free(pos2); free(valB); free(dense);
   crd_problem_destroy(&pb);
   crd_model_destroy(&m);

@@ -262,6 +262,7 @@ struct crd_solver {
   int factorized;   /* the last factorization succeeded */
   int refactoring;  /* a factorization of the analysed pattern has run */
   int32_t failed_eq; /* equation of the bad pivot of the last attempt, or -1 */
+  int switched;     /* a device solver handed over to CHOLMOD's LDL^T (indefinite) */
 };
 
 static double now_s(void)
@@ -376,8 +377,19 @@ int crd_solver_neg_pivots(const crd_solver *s)
 
 int crd_solver_set_indefinite(crd_solver *s, int on)
 {
-  CRD_CHECK(s && s->ops->set_indefinite, CRD_ERR_UNSUPPORTED, "solver '%s' has no indefinite mode",
-            s ? s->ops->name : "(none)");
+  CRD_CHECK(s, CRD_ERR_INPUT, "crd_solver_set_indefinite: NULL solver");
+  if (on && !s->ops->set_indefinite && s->ops != &chol_ops) {
+    /* the device solvers are LL^T only: an indefinite matrix goes on with
+     * CHOLMOD's LDL^T on the host, as the cholmod solver would (the
+     * integrators then cut steps in the same way); the name says so */
+    void *impl = NULL;
+    CRD_CALL(chol_ops.create(&impl));
+    s->ops->destroy(s->impl);
+    s->impl = impl;
+    s->ops = &chol_ops;
+    s->switched = 1;
+  }
+  CRD_CHECK(s->ops->set_indefinite, CRD_ERR_UNSUPPORTED, "solver '%s' has no indefinite mode", s->ops->name);
   CRD_CALL(s->ops->set_indefinite(s->impl, on));
   s->analysed = s->factorized = 0; /* a new symbolic factorization is needed */
   return 0;
@@ -387,7 +399,10 @@ int crd_solver_failed_equation(const crd_solver *s) { return s ? s->failed_eq : 
 
 const crd_solver_stats *crd_solver_get_stats(const crd_solver *s) { return s ? &s->stats : NULL; }
 
-const char *crd_solver_name(const crd_solver *s) { return s ? s->ops->name : "(none)"; }
+const char *crd_solver_name(const crd_solver *s)
+{
+  return !s ? "(none)" : s->switched ? "cholmod (LDL^T, after a device solver met an indefinite matrix)" : s->ops->name;
+}
 
 void crd_solver_destroy(crd_solver **s)
 {

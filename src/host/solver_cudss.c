@@ -176,14 +176,6 @@ static int cds_solve(void *impl, const double *b, double *x)
   return 0;
 }
 
-static int cds_set_indefinite(void *impl, int on)
-{
-  (void)impl;
-  if (!on) return 0;
-  return CRD_ERR(CRD_ERR_UNSUPPORTED, "solver 'cudss' is set up for SPD matrices (the tangent became indefinite); "
-                 "run with --solver cholmod");
-}
-
 const crd_solver_ops crd_cudss_ops = {
   .name = "cudss",
   .create = cds_create,
@@ -191,7 +183,7 @@ const crd_solver_ops crd_cudss_ops = {
   .factorize = cds_factorize,
   .solve = cds_solve,
   .destroy = cds_destroy,
-  .set_indefinite = cds_set_indefinite,
+  .set_indefinite = NULL, /* LL^T only: the front end hands indefinite matrices to CHOLMOD */
   .neg_pivots = NULL,
 };
 

@@ -14,7 +14,8 @@
  * pivot gives a NaN, not a zero) is CRD_WARN_NOT_POSDEF naming the
  * caller's equation, the path on which the integrators cut the step.
  * solve: b permuted on the device, csrcholSolve, x permuted back.
- * No LDL^T: set_indefinite is refused (use --solver cholmod).
+ * No LDL^T: when a matrix turns out indefinite the front end
+ * (crd_solver_set_indefinite) goes on with CHOLMOD's LDL^T on the host.
  *
  * cusolverSp is deprecated in CUDA 13 in favour of cuDSS; the build defines
  * DISABLE_CUSOLVER_DEPRECATED.  Only with CRD_HAVE_CUDA. */
@@ -22,6 +23,7 @@
 
 #include <cholmod.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <cusolverSp.h>
 #include <cusolverSp_LOWLEVEL_PREVIEW.h>
 #include <cusparse.h>
@@ -33,6 +35,64 @@
 #include "crdyn/cuda_kernels.h"
 #include "crdyn/error.h"
 #include "solver_priv.h"
+
+/* cuSOLVER and cuSPARSE are loaded when the solver is created (dlopen),
+ * not linked: libcusolver pulls in cuBLAS and cuBLASLt (~0.6 GB), whose
+ * loading added ~0.3 s to every start of crdyn (and made timing-sensitive
+ * tests miss their signals).  The calls below go through this table. */
+#define CUS_FUNCS(X)                                                                                   \
+  X(cusolverSpCreate) X(cusolverSpDestroy) X(cusolverSpSetStream) X(cusolverSpCreateCsrcholInfo)      \
+  X(cusolverSpDestroyCsrcholInfo) X(cusolverSpXcsrcholAnalysis) X(cusolverSpDcsrcholBufferInfo)       \
+  X(cusolverSpDcsrcholFactor) X(cusolverSpDcsrcholZeroPivot) X(cusolverSpDcsrcholSolve)               \
+  X(cusolverSpDcsrcholDiag)
+#define CUSP_FUNCS(X) X(cusparseCreateMatDescr) X(cusparseDestroyMatDescr) X(cusparseSetMatType) X(cusparseSetMatIndexBase)
+#define CUS_PTR(f) __typeof__(&f) f;
+static struct {
+  int loaded;
+  CUS_FUNCS(CUS_PTR)
+  CUSP_FUNCS(CUS_PTR)
+} cuf;
+
+int crd_cusolver_load(void)
+{
+  if (cuf.loaded) return 0;
+  const char *libs[2] = {"libcusolver.so.12", "libcusparse.so.12"};
+  void *h[2];
+  for (int i = 0; i < 2; ++i) {
+    h[i] = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h[i])
+      return CRD_ERR(CRD_ERR_BACKEND, "--solver cusolver: cannot load %s (%s); put the CUDA toolkit's lib64 on "
+                     "LD_LIBRARY_PATH", libs[i], dlerror());
+  }
+  /* POSIX: a void * from dlsym converts to a function pointer (through memcpy, as ISO C asks) */
+#define CUS_SYM(f, lib)                                                                                \
+  {                                                                                                    \
+    void *p_ = dlsym(h[lib], #f);                                                                      \
+    if (!p_) return CRD_ERR(CRD_ERR_BACKEND, "--solver cusolver: %s has no %s", libs[lib], #f);       \
+    memcpy(&cuf.f, &p_, sizeof p_);                                                                    \
+  }
+#define CUS_SYM0(f) CUS_SYM(f, 0)
+#define CUS_SYM1(f) CUS_SYM(f, 1)
+  CUS_FUNCS(CUS_SYM0)
+  CUSP_FUNCS(CUS_SYM1)
+  cuf.loaded = 1;
+  return 0;
+}
+#define cusolverSpCreate cuf.cusolverSpCreate
+#define cusolverSpDestroy cuf.cusolverSpDestroy
+#define cusolverSpSetStream cuf.cusolverSpSetStream
+#define cusolverSpCreateCsrcholInfo cuf.cusolverSpCreateCsrcholInfo
+#define cusolverSpDestroyCsrcholInfo cuf.cusolverSpDestroyCsrcholInfo
+#define cusolverSpXcsrcholAnalysis cuf.cusolverSpXcsrcholAnalysis
+#define cusolverSpDcsrcholBufferInfo cuf.cusolverSpDcsrcholBufferInfo
+#define cusolverSpDcsrcholFactor cuf.cusolverSpDcsrcholFactor
+#define cusolverSpDcsrcholZeroPivot cuf.cusolverSpDcsrcholZeroPivot
+#define cusolverSpDcsrcholSolve cuf.cusolverSpDcsrcholSolve
+#define cusolverSpDcsrcholDiag cuf.cusolverSpDcsrcholDiag
+#define cusparseCreateMatDescr cuf.cusparseCreateMatDescr
+#define cusparseDestroyMatDescr cuf.cusparseDestroyMatDescr
+#define cusparseSetMatType cuf.cusparseSetMatType
+#define cusparseSetMatIndexBase cuf.cusparseSetMatIndexBase
 
 typedef struct cus {
   cusolverSpHandle_t h;
@@ -98,6 +158,7 @@ static int cus_create(void **impl)
     snprintf(why, sizeof why, "%s", crd_err_message());
     return CRD_ERR(CRD_ERR_BACKEND, "--solver cusolver: %s; use --solver cholmod", why);
   }
+  CRD_CALL(crd_cusolver_load());
   cudaGetDevice(&dev);
   cus *s;
   CRD_CALL(CRD_CALLOC(1, &s));
@@ -316,14 +377,6 @@ static int cus_solve(void *impl, const double *b, double *x)
   return 0;
 }
 
-static int cus_set_indefinite(void *impl, int on)
-{
-  (void)impl;
-  if (!on) return 0;
-  return CRD_ERR(CRD_ERR_UNSUPPORTED, "solver 'cusolver' has no LDL^T for indefinite matrices (the tangent became "
-                 "indefinite); run with --solver cholmod");
-}
-
 const crd_solver_ops crd_cusolver_ops = {
   .name = "cusolver",
   .create = cus_create,
@@ -331,7 +384,7 @@ const crd_solver_ops crd_cusolver_ops = {
   .factorize = cus_factorize,
   .solve = cus_solve,
   .destroy = cus_destroy,
-  .set_indefinite = cus_set_indefinite,
+  .set_indefinite = NULL, /* LL^T only: the front end hands indefinite matrices to CHOLMOD */
   .neg_pivots = NULL,
 };
 

@@ -33,6 +33,9 @@ extern const crd_solver_ops crd_cusolver_ops;   /* solver_cusolver.c */
  * for every stored entry k of A its position pos1[k] in B and, off the
  * diagonal, pos2[k] of its mirror (-1 on the diagonal).  Host only, so
  * that it is tested without a GPU (t502-cusolver-pattern). */
+/* Load cuSOLVER and cuSPARSE (dlopen) and find every function the solver
+ * calls; needs no GPU (t502 checks it). */
+int crd_cusolver_load(void);
 /* The ordering the host gives the device solvers: CHOLMOD's analysis with
  * METIS (AMD when METIS fails); perm (n) and st->nnz_factor, flops_factor. */
 int crd_solver_host_order(const crd_csr *A, int *perm, crd_solver_stats *st);
