@@ -88,14 +88,14 @@ CL_PARTS := include/crdyn/crd_hd.h include/crdyn/director.h include/crdyn/shell_
 ifeq ($(OPENCL),1)
   LIB_OBJ += $(BUILD)/obj/crd_cl_source.o
 endif
+TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
+TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
+HEADERS := $(wildcard include/crdyn/*.h) $(wildcard src/host/*.h)
 # the CUDA kernels: the same CRD_HD headers, compiled by nvcc
 CU_SRC := $(wildcard src/kernels/*.cu)
 ifeq ($(CUDA),1)
   LIB_OBJ += $(patsubst src/kernels/%.cu,$(BUILD)/obj/%.cu.o,$(CU_SRC))
 endif
-TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
-TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
-HEADERS := $(wildcard include/crdyn/*.h) $(wildcard src/host/*.h)
 
 DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib g++
 DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h \
@@ -276,9 +276,9 @@ gpu-check:
 	sh profiling/gpu_check.sh $(BUILD)/gpu-bundle
 
 info:
-	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu$$( [ "$(OPENCL)" = 1 ] && echo ', opencl')$$( [ "$(CUDA)" = 1 ] && echo ', cuda')"; \
-	[ "$(CUDA)" = 1 ] && echo "nvcc: $(NVCC) $(NVCCFLAGS)"; \
+	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu$$( [ "$(OPENCL)" = 1 ] && echo ', opencl')"; \
 	for f in $(DEP_FILES); do [ -e $$f ] && echo "found $$f" || echo "MISSING $$f"; done
+	@[ "$(CUDA)" = 1 ] && echo "cuda: yes, nvcc $(NVCC) $(NVCCFLAGS)$(if $(CUDSS), cuDSS $(CUDSS_DIR))" || echo "cuda: no (CUDA=$(CUDA))"
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz
