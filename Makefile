@@ -22,6 +22,43 @@ ifeq ($(OPENCL),1)
   LDLIBS   += -lOpenCL
 endif
 
+# CUDA (docs/cuda.md): the CUDA backend and the cuSOLVER sparse Cholesky,
+# built where nvcc is found (CUDA=0 leaves them out, CUDA=1 requires nvcc).
+# Code for sm_90 (H100/H200) plus compute_90 PTX for later cards; no FMA
+# contraction (-fmad=false), so that the device rounds as the host does.
+# Sanitizer builds leave CUDA out unless CUDA=1 is given (ASan and the CUDA
+# runtime's driver probing do not mix).  The cusolverSp API is deprecated in
+# CUDA 13 (in favour of cuDSS): DISABLE_*_DEPRECATED keeps the build silent.
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CUDA_FOUND := $(shell [ -x $(NVCC) ] && [ -e $(CUDA_HOME)/include/cusolverSp_LOWLEVEL_PREVIEW.h ] && echo 1)
+ifeq ($(SAN),1)
+  CUDA ?= 0
+endif
+CUDA ?= $(if $(CUDA_FOUND),1,0)
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -fmad=false -Xcompiler -Wall,-Wextra
+ifeq ($(CUDA),1)
+  CUDA_DEFS := -DCRD_HAVE_CUDA -DDISABLE_CUSOLVER_DEPRECATED -DDISABLE_CUSPARSE_DEPRECATED
+  CPPFLAGS += $(CUDA_DEFS) -isystem $(CUDA_HOME)/include
+  # cuSOLVER/cuSPARSE are dlopen'ed by solver_cusolver.c (their loading cost ~0.3 s per start)
+  LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lstdc++
+endif
+
+# cuDSS (optional, docs/cuda.md): CUDSS_DIR=<folder with include/cudss.h and
+# lib/libcudss.so.1> (e.g. the nvidia/cu13 folder of the nvidia-cudss-cu13
+# wheel) adds --solver cudss.  Off by default: the library (167 MB) cannot
+# travel to the GPU machine, so `make gpu-bundle` refuses a cuDSS build.
+CUDSS_DIR ?=
+ifneq ($(CUDSS_DIR),)
+  ifeq ($(CUDA),1)
+    CUDSS := 1
+    CUDA_DEFS += -DCRD_HAVE_CUDSS
+    CPPFLAGS += -DCRD_HAVE_CUDSS -isystem $(CUDSS_DIR)/include
+    LDLIBS   += -L$(CUDSS_DIR)/lib -Wl,-rpath,$(abspath $(CUDSS_DIR))/lib -l:libcudss.so.1
+  endif
+endif
+
 # SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer build in build-san/
 # (the normal build/ is left alone); any finding aborts the program.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -66,7 +103,12 @@ ELEM_OPT ?= -O3 -ffp-contract=off
 LIB_OBJ += $(patsubst %,$(BUILD)/obj/elem_isa_%.o,$(ELEM_ISAS))
 TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
-HEADERS := $(wildcard include/crdyn/*.h)
+HEADERS := $(wildcard include/crdyn/*.h) $(wildcard src/host/*.h)
+# the CUDA kernels: the same CRD_HD headers, compiled by nvcc
+CU_SRC := $(wildcard src/kernels/*.cu)
+ifeq ($(CUDA),1)
+  LIB_OBJ += $(patsubst src/kernels/%.cu,$(BUILD)/obj/%.cu.o,$(CU_SRC))
+endif
 
 DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib g++
 DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h \
@@ -78,6 +120,7 @@ ifneq ($(OPENCL),0)
                /etc/OpenCL/vendors/pocl.icd
 endif
 
+.PHONY: gpu-bundle gpu-check
 .PHONY: all test deps check-deps check-tools info clean validate bench bench-tools bench-smoke valgrind fuzz fuzz-build
 all: check-deps $(BUILD)/crdyn
 
@@ -122,6 +165,11 @@ $(BUILD)/gen/crd_cl_source.c: tools/cl_embed.sh $(CL_PARTS) | $(BUILD)/gen
 
 $(BUILD)/obj/crd_cl_source.o: $(BUILD)/gen/crd_cl_source.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: src/kernels/%.cu $(HEADERS) | $(BUILD)/obj
+	@[ -x $(NVCC) ] || { echo "crdyn: CUDA=1 but nvcc not found at $(NVCC) (set NVCC= or CUDA_HOME=, or CUDA=0)"; exit 1; }
+	@echo "$(NVCC) $(NVCCFLAGS) $(CUDA_DEFS) -Iinclude -c $< -o $@"; \
+	$(NVCC) $(NVCCFLAGS) $(CUDA_DEFS) -Iinclude -c $< -o $@ >$@.log 2>&1; rc=$$?; cat $@.log; exit $$rc
 
 $(BUILD)/libcrdyn.a: $(LIB_OBJ)
 	ar rcs $@ $^
@@ -175,6 +223,9 @@ FUZZ_CFLAGS := -O1 -g -std=c11 -Wall -Wextra -fopenmp $(FUZZ_SAN) -fsanitize=fuz
 FUZZ_OBJ  := $(patsubst src/host/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC))
 ifeq ($(OPENCL),1)
   FUZZ_OBJ += $(FUZZ_DIR)/obj/crd_cl_source.o   # the embedded OpenCL program the backend links
+endif
+ifeq ($(CUDA),1)
+  FUZZ_OBJ += $(patsubst src/kernels/%.cu,$(BUILD)/obj/%.cu.o,$(CU_SRC))  # nvcc's objects, not instrumented
 endif
 FUZZ_BINS := $(FUZZ_DIR)/fuzz_case $(FUZZ_DIR)/fuzz_gmsh
 FUZZ_OPTS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
@@ -233,10 +284,23 @@ bench: all bench-tools
 bench-smoke: all bench-tools
 	python3 profiling/bench.py --build $(BUILD) --smoke --out $(BUILD)/bench-smoke --results $(BUILD)/bench-smoke/RESULTS.md
 
+# ------------------------------------------------ GPU machine (docs/cuda.md)
+# gpu-bundle (here): the binary, t501-cuda, flopcount and their non-glibc,
+# non-CUDA shared libraries in build/gpu-bundle(.tar.gz), to carry.
+# gpu-check (there): parity tests and the ladder from the carried bundle;
+# no prerequisites, so that make does not try to rebuild on that machine.
+gpu-bundle: all $(BUILD)/tests/t501-cuda $(BUILD)/bench/flopcount
+	@[ "$(CUDA)" = 1 ] || { echo "crdyn: gpu-bundle needs the CUDA build (nvcc not found; CUDA=$(CUDA))"; exit 1; }
+	@[ -z "$(CUDSS)" ] || { echo "crdyn: gpu-bundle: a cuDSS build (CUDSS_DIR) cannot travel (libcudss is 167 MB); rebuild without CUDSS_DIR"; exit 1; }
+	sh profiling/gpu_bundle.sh $(BUILD) $(BUILD)/gpu-bundle
+gpu-check:
+	sh profiling/gpu_check.sh $(BUILD)/gpu-bundle
+
 info:
 	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu$$( [ "$(OPENCL)" = 1 ] && echo ', opencl')"; \
 	echo "element variants: generic $(ELEM_ISAS) ($(ELEM_OPT))"; \
 	for f in $(DEP_FILES); do [ -e $$f ] && echo "found $$f" || echo "MISSING $$f"; done
+	@[ "$(CUDA)" = 1 ] && echo "cuda: yes, nvcc $(NVCC) $(NVCCFLAGS)$(if $(CUDSS), cuDSS $(CUDSS_DIR))" || echo "cuda: no (CUDA=$(CUDA))"
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz

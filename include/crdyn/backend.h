@@ -6,7 +6,10 @@
  * Backends: "cpu" (backend_cpu.c: OpenMP over elements, serial scatter),
  * "opencl" (backend_opencl.c: one work-group per element, deterministic
  * gather assembly on the device; only when built with CRD_HAVE_OPENCL).
- * "auto" is the CPU unless a device backend is asked for by name.
+ * "cuda" (backend_cuda.c: one block per element, atomic or deterministic
+ * device assembly; only when built with CRD_HAVE_CUDA, docs/cuda.md).
+ * "auto" is CUDA where built in and a device is usable, else the CPU, and
+ * says why in be->note.
  *
  * STATE: the state arrays live in crd_problem (pb->d, p, l) on the host;
  * a device backend copies in what an evaluation reads and copies out the
@@ -135,7 +138,9 @@ struct crd_backend {
   const crd_backend_ops *ops;
   void *impl;
   int keep_elements;            /* device backends: copy every element buffer back */
+  int deterministic;            /* cuda: gather assembly (bitwise repeatable) instead of atomics */
   char device_name[256];        /* for the summary and messages */
+  char note[512];               /* what the user should be told (auto fell back to the CPU), or "" */
 };
 
 /* "cpu", "auto", "opencl" (device: index in `crdyn devices`, -1 the first
@@ -149,10 +154,17 @@ const char *crd_backend_available(void);
  * into buf; returns the number of devices, 0 when there is none or the
  * build has no OpenCL (the text says which). */
 int crd_backend_devices(char *buf, size_t n);
+/* The same for CUDA devices (index for --device with --backend cuda);
+ * returns their number (0 without a device or without CUDA in the build). */
+int crd_backend_cuda_devices(char *buf, size_t n);
 
 /* Backends */
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);
 int crd_backend_opencl_create(struct crd_problem *pb, int device, crd_backend **be);
+int crd_backend_cuda_create(struct crd_problem *pb, int device, crd_backend **be);
+/* The CUDA device to use (device: index, -1 the first) and its description;
+ * CRD_ERR_BACKEND with the reason when there is none (backend_cuda.c). */
+int crd_backend_cuda_pick(int device, int *pick, char *name, size_t nname);
 
 /* The message for element `bad` that failed with CRD_ELEM_* `kind` (shared by the backends). */
 int crd_backend_elem_error(const struct crd_problem *pb, int bad, int kind);

@@ -17,6 +17,8 @@ typedef struct crd_run_opts {
   int check_only;           /* validate and summarise, run nothing */
   int timing;               /* per-phase timing table in the log and summary.json */
   const char *restart_path; /* --restart FILE: continue from that checkpoint */
+  const char *solver;       /* --solver cholmod|cusolver|cudss|auto, NULL: cholmod */
+  int deterministic;        /* --deterministic: bitwise repeatable device assembly (cuda) */
 } crd_run_opts;
 
 struct crd_ckpt;

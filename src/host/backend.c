@@ -9,19 +9,41 @@
 
 const char *crd_backend_available(void)
 {
+  return "cpu"
 #ifdef CRD_HAVE_OPENCL
-  return "cpu, opencl, auto";
-#else
-  return "cpu, auto";
+         ", opencl"
 #endif
+#ifdef CRD_HAVE_CUDA
+         ", cuda"
+#endif
+         ", auto";
+}
+
+/* auto: CUDA where it is built in and a device answers, else the CPU; the
+ * reason for the CPU goes into be->note (run.c prints it). */
+static int create_auto(int device, crd_problem *pb, crd_backend **be)
+{
+  char why[400];
+#ifdef CRD_HAVE_CUDA
+  if (crd_backend_cuda_create(pb, device, be) == 0) return 0;
+  snprintf(why, sizeof why, "the CUDA backend is not usable: %s", crd_err_message());
+  crd_err_clear();
+#else
+  if (device >= 0)
+    return CRD_ERR(CRD_ERR_INPUT, "--device %d: the auto backend of this build has no devices (use --backend "
+                   "opencl)", device);
+  snprintf(why, sizeof why, "this build has no CUDA backend");
+#endif
+  CRD_CALL(crd_backend_cpu_create(pb, be));
+  snprintf((*be)->note, sizeof (*be)->note, "backend auto: running on the CPU (%s)", why);
+  return 0;
 }
 
 int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backend **be)
 {
   *be = NULL;
-  if (!strcmp(name, "cpu") || !strcmp(name, "auto")) {
-    /* auto: the CPU unless a device backend is named (a device is only
-     * faster where it is measured to be: profiling/RESULTS.md) */
+  if (!strcmp(name, "auto")) return create_auto(device, pb, be);
+  if (!strcmp(name, "cpu")) {
     if (device >= 0)
       return CRD_ERR(CRD_ERR_INPUT, "--device %d: the %s backend has no devices (use --backend opencl)", device,
                      name);
@@ -35,6 +57,23 @@ int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backen
 #else
     return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend 'opencl' is not compiled into this build (available: %s); "
                    "install the OpenCL headers and ICD loader (opencl-headers ocl-icd-opencl-dev) and rebuild",
+                   crd_backend_available());
+#endif
+  }
+  if (!strcmp(name, "cuda")) {
+#ifdef CRD_HAVE_CUDA
+    int rc = crd_backend_cuda_create(pb, device, be);
+    if (rc == CRD_ERR_BACKEND) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", crd_err_message());
+      return CRD_ERR(rc, "--backend cuda: %s; run with --backend cpu (or --backend auto, which falls back to the "
+                     "CPU)", why);
+    }
+    CRD_CALL(rc);
+    return 0;
+#else
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend 'cuda' is not compiled into this build (available: %s); "
+                   "build where nvcc is found (/usr/local/cuda/bin/nvcc, or NVCC=...; docs/cuda.md)",
                    crd_backend_available());
 #endif
   }
@@ -59,6 +98,14 @@ int crd_backend_elem_error(const crd_problem *pb, int bad, int kind)
                  : (kind == CRD_ELEM_NONFINITE ? CRD_ERR_NUMERIC : CRD_ERR_INPUT),
                  "element %d (nodes %d %d %d %d) %s", bad, qd[0], qd[1], qd[2], qd[3], what[kind]);
 }
+
+#ifndef CRD_HAVE_CUDA
+int crd_backend_cuda_devices(char *buf, size_t n)
+{
+  snprintf(buf, n, "this build has no CUDA backend (built without nvcc)\n");
+  return 0;
+}
+#endif
 
 #ifndef CRD_HAVE_OPENCL
 int crd_backend_devices(char *buf, size_t n)

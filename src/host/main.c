@@ -11,10 +11,11 @@
 static void usage(FILE *f)
 {
   fprintf(f,
-          "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
+          "usage: crdyn run CASE [--out DIR] [--backend cpu|opencl|cuda|auto] [--device N] [--threads N] [--quiet] [--timing]\n"
+          "                 [--solver cholmod|cusolver|cudss|auto] [--deterministic]   device solver, repeatable GPU assembly\n"
           "                 [--restart DIR/checkpoint.crd]   continue a dynamic run from its checkpoint\n"
           "       crdyn check CASE      validate a case and print the model summary\n"
-          "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64)\n"
+          "       crdyn devices         list the OpenCL platforms and devices (index for --device, fp64) and CUDA devices\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
           "                             plots of OUTDIR/history.csv (energies, momenta, probes, Newton)\n"
           "       crdyn --help | --version\n"
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
     static char buf[16384];
     int n = crd_backend_devices(buf, sizeof buf);
     fputs(buf, stdout);
+    crd_backend_cuda_devices(buf, sizeof buf); /* listed; the exit status stays the OpenCL count */
+    fputs(buf, stdout);
     printf("backends in this build: %s\n", crd_backend_available());
     return n > 0 ? 0 : 1;
   }
@@ -75,6 +78,8 @@ int main(int argc, char **argv)
     if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
     else if (!strcmp(a, "--backend") && i + 1 < argc) o.backend = argv[++i];
     else if (!strcmp(a, "--restart") && i + 1 < argc) o.restart_path = argv[++i];
+    else if (!strcmp(a, "--solver") && i + 1 < argc) o.solver = argv[++i];
+    else if (!strcmp(a, "--deterministic")) o.deterministic = 1;
     else if (!strcmp(a, "--device") && i + 1 < argc) {
       char *end;
       long v = strtol(argv[++i], &end, 10);

@@ -8,6 +8,7 @@
 #include "crdyn/error.h"
 #include "crdyn/explicit_node.h"
 #include "crdyn/problem.h"
+#include "crdyn/trace.h"
 #include "crdyn/timer.h"
 
 #define CRD_CREASE_DEG 20.0   /* max angle between an element's nodal normal and the average */
@@ -203,6 +204,7 @@ int crd_problem_set_backend(crd_problem *pb, const char *name, int device)
 
 void crd_problem_update(crd_problem *pb, const double *du, double s)
 {
+  CRD_RANGE_PUSH("update");
   for (int i = 0; i < pb->nn; ++i) {
     const int32_t *eq = pb->eq + 5 * i;
     for (int c = 0; c < 3; ++c)
@@ -228,6 +230,7 @@ void crd_problem_update(crd_problem *pb, const double *du, double s)
     }
   }
   crd_problem_switch_pairs(pb);
+  CRD_RANGE_POP();
 }
 
 int crd_problem_switch_pairs(crd_problem *pb)

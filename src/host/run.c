@@ -13,6 +13,7 @@
 #include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
+#include "crdyn/trace.h"
 #include "crdyn/shell_results.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
@@ -109,9 +110,21 @@ out:
 
 static int record_out(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
                       double strain, const double L[3], const double J[3], int force, double t0);
+static int record(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+                  double strain, const double L[3], const double J[3], int force);
 
+/* the output phase, as one profiler range (trace.h) */
 int crd_run_record(crd_run *r, int step, double time, double lf, int iters, double resid,
                    double kinetic, double strain, const double L[3], const double J[3], int force)
+{
+  CRD_RANGE_PUSH("output");
+  int rc = record(r, step, time, lf, iters, resid, kinetic, strain, L, J, force);
+  CRD_RANGE_POP();
+  return rc;
+}
+
+static int record(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+                  double strain, const double L[3], const double J[3], int force)
 {
   crd_problem *pb = r->pb;
   const crd_model *m = r->m;
@@ -215,6 +228,8 @@ static void add_timing(const crd_run *r, cJSON *js)
   int n = timing_rows(r, rows);
   cJSON *t = cJSON_AddObjectToObject(js, "timing");
   cJSON_AddNumberToObject(t, "threads", r->pb->nthreads);
+  /* the cuda backend times its element kernels and assembly with CUDA events (device time) */
+  cJSON_AddStringToObject(t, "element_clock", strcmp(r->pb->be->ops->name, "cuda") ? "wall" : "cuda_events");
   for (int k = 0; k < n; ++k) {
     cJSON *o = cJSON_AddObjectToObject(t, rows[k].key);
     cJSON_AddNumberToObject(o, "count", rows[k].count);
@@ -245,6 +260,9 @@ static void print_timing(const crd_run *r)
          ss->flops_factor, ss->refactor_min_s,
          ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
   printf("  peak RSS %.1f MiB\n", peak_rss_kib() / 1024.0);
+  if (!strcmp(r->pb->be->ops->name, "cuda"))
+    printf("  element and assembly rows: device time (CUDA events), %s assembly\n",
+           r->pb->be->deterministic ? "deterministic" : "atomic");
 }
 
 /* status "complete", or "failed" / "interrupted" with the message and the
@@ -274,6 +292,9 @@ static int write_summary(crd_run *r, double wall, const char *status, const char
   }
   cJSON_AddStringToObject(js, "backend", r->pb->be->ops->name);
   cJSON_AddStringToObject(js, "device", r->pb->be->device_name);
+  cJSON_AddStringToObject(js, "solver", crd_solver_name(r->pb->solver));
+  if (!strcmp(r->pb->be->ops->name, "cuda"))
+    cJSON_AddStringToObject(js, "assembly", r->pb->be->deterministic ? "deterministic" : "atomic");
   static const char *types[] = {"static", "modal", "dynamic"};
   cJSON_AddStringToObject(js, "analysis", types[m->analysis.type]);
   cJSON *c = cJSON_AddObjectToObject(js, "counts");
@@ -353,6 +374,34 @@ static void print_check(const crd_run *r)
   printf("output    %s\nok\n", r->dir);
 }
 
+/* --solver (solver.h): cholmod (default, host) or cusolver (device);
+ * cudss is named so that the message can say why it is not there. */
+static int choose_solver(crd_run *r)
+{
+  const char *s = r->opts->solver;
+  if (!s || !strcmp(s, "cholmod") || !strcmp(s, "auto")) return 0; /* the problem's CHOLMOD */
+#ifndef CRD_HAVE_CUDSS
+  if (!strcmp(s, "cudss"))
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cudss: this build has no cuDSS (not found at build time; "
+                   "docs/cuda.md); use --solver cusolver or cholmod");
+#endif
+  if (strcmp(s, "cusolver") && strcmp(s, "cudss"))
+    return CRD_ERR(CRD_ERR_INPUT, "--solver '%s': unknown linear solver (cholmod, cusolver, cudss, auto)", s);
+#ifndef CRD_HAVE_CUDA
+  return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cusolver: this build has no CUDA (built without nvcc; "
+                 "docs/cuda.md); use --solver cholmod");
+#else
+  if (strcmp(r->pb->be->ops->name, "cuda") && !r->opts->quiet)
+    printf("solver %s with the %s backend: the matrix values are copied to the device for every "
+           "factorization\n", s, r->pb->be->ops->name);
+  crd_solver *ns;
+  CRD_CALL(crd_solver_create(s, &ns));
+  crd_solver_destroy(&r->pb->solver);
+  r->pb->solver = ns;
+  return 0;
+#endif
+}
+
 int crd_run_case(const crd_run_opts *opts)
 {
   crd_run run, *r = &run;
@@ -394,6 +443,9 @@ int crd_run_case(const crd_run_opts *opts)
     }
     if (!opts->quiet) printf("backend %s: %s\n", r->pb->be->ops->name, r->pb->be->device_name);
   }
+  r->pb->be->deterministic = opts->deterministic;
+  if (r->pb->be->note[0]) fprintf(stderr, "crdyn: %s\n", r->pb->be->note);
+  if ((rc = choose_solver(r))) goto out;
   if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
   if ((rc = crd_ties_create(m, r->pb, &r->ties))) goto out;
   if (opts->check_only) {

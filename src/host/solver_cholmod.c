@@ -4,9 +4,9 @@
  * The front end (bottom of this file) picks the backend by name, checks the
  * call order (analyse -> factorize -> solve), keeps the pattern it analysed
  * and times every call, so backends only wrap their library.
- * To add a backend (cuDSS, cuSOLVER csrchol): move crd_solver_ops into a
- * private header, define the backend's table in its own file and list it in
- * solver_registry[] (under its #ifdef). */
+ * Other backends define their table in their own file (solver_priv.h) and
+ * are listed in solver_registry[] under their #ifdef: cusolver
+ * (solver_cusolver.c, CRD_HAVE_CUDA), cudss (solver_cudss.c, CRD_HAVE_CUDSS). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,24 +17,10 @@
 
 #include "crdyn/error.h"
 #include "crdyn/solver.h"
+#include "crdyn/trace.h"
+#include "solver_priv.h"
 
-typedef struct crd_solver_ops {
-  const char *name;
-  int (*create)(void **impl);
-  /* Ordering and symbolic factorization; fills stats->nnz_factor and
-   * stats->flops_factor. */
-  int (*analyse)(void *impl, const crd_csr *A, crd_solver_stats *stats);
-  /* Numeric factorization on the analysed pattern; on CRD_WARN_NOT_POSDEF
-   * *failed_eq is the caller's equation of the bad pivot (-1 if unknown). */
-  int (*factorize)(void *impl, const crd_csr *A, int32_t *failed_eq);
-  int (*solve)(void *impl, const double *b, double *x);
-  void (*destroy)(void *impl);
-  /* Switch to an LDL^T factorization that accepts indefinite matrices
-   * (takes effect at the next analyse); NULL when unsupported. */
-  int (*set_indefinite)(void *impl, int on);
-  /* Negative pivots of the last LDL^T factorization (-1: unknown). */
-  int (*neg_pivots)(void *impl);
-} crd_solver_ops;
+/* crd_solver_ops: solver_priv.h */
 
 /* ======================================================================== */
 /* CHOLMOD backend                                                          */
@@ -257,6 +243,12 @@ static const crd_solver_ops chol_ops = {
 /* The first entry is the default ("auto" or NULL). */
 static const crd_solver_ops *const solver_registry[] = {
   &chol_ops,
+#ifdef CRD_HAVE_CUDA
+  &crd_cusolver_ops,
+#endif
+#if defined(CRD_HAVE_CUDA) && defined(CRD_HAVE_CUDSS)
+  &crd_cudss_ops,
+#endif
 };
 #define NREGISTRY ((int)(sizeof solver_registry / sizeof solver_registry[0]))
 
@@ -270,6 +262,7 @@ struct crd_solver {
   int factorized;   /* the last factorization succeeded */
   int refactoring;  /* a factorization of the analysed pattern has run */
   int32_t failed_eq; /* equation of the bad pivot of the last attempt, or -1 */
+  int switched;     /* a device solver handed over to CHOLMOD's LDL^T (indefinite) */
 };
 
 static double now_s(void)
@@ -317,7 +310,10 @@ int crd_solver_analyse(crd_solver *s, const crd_csr *A)
             "crd_solver_analyse: matrix without arrays (n = %d)", (int)A->n);
   s->analysed = s->factorized = s->refactoring = 0;
   double t0 = now_s();
-  CRD_CALL(s->ops->analyse(s->impl, A, &s->stats));
+  CRD_RANGE_PUSH("solver analyse");
+  int rc = s->ops->analyse(s->impl, A, &s->stats);
+  CRD_RANGE_POP();
+  CRD_CALL(rc);
   s->stats.analyse_s += now_s() - t0;
   s->stats.nanalyse++;
   s->n = A->n;
@@ -337,7 +333,9 @@ int crd_solver_factorize(crd_solver *s, const crd_csr *A)
   s->factorized = 0;
   s->failed_eq = -1;
   double t0 = now_s();
+  CRD_RANGE_PUSH("factorization");
   int rc = s->ops->factorize(s->impl, A, &s->failed_eq);
+  CRD_RANGE_POP();
   double dt = now_s() - t0;
   s->stats.factor_s += dt;
   s->stats.nfactor++;
@@ -362,7 +360,10 @@ int crd_solver_solve(crd_solver *s, const double *b, double *x)
   CRD_CHECK(s->factorized, CRD_ERR_INPUT,
             "%s: solve called without a successful factorization", s->ops->name);
   double t0 = now_s();
-  CRD_CALL(s->ops->solve(s->impl, b, x));
+  CRD_RANGE_PUSH("solve");
+  int rc = s->ops->solve(s->impl, b, x);
+  CRD_RANGE_POP();
+  CRD_CALL(rc);
   s->stats.solve_s += now_s() - t0;
   s->stats.nsolve++;
   return 0;
@@ -376,8 +377,19 @@ int crd_solver_neg_pivots(const crd_solver *s)
 
 int crd_solver_set_indefinite(crd_solver *s, int on)
 {
-  CRD_CHECK(s && s->ops->set_indefinite, CRD_ERR_UNSUPPORTED, "solver '%s' has no indefinite mode",
-            s ? s->ops->name : "(none)");
+  CRD_CHECK(s, CRD_ERR_INPUT, "crd_solver_set_indefinite: NULL solver");
+  if (on && !s->ops->set_indefinite && s->ops != &chol_ops) {
+    /* the device solvers are LL^T only: an indefinite matrix goes on with
+     * CHOLMOD's LDL^T on the host, as the cholmod solver would (the
+     * integrators then cut steps in the same way); the name says so */
+    void *impl = NULL;
+    CRD_CALL(chol_ops.create(&impl));
+    s->ops->destroy(s->impl);
+    s->impl = impl;
+    s->ops = &chol_ops;
+    s->switched = 1;
+  }
+  CRD_CHECK(s->ops->set_indefinite, CRD_ERR_UNSUPPORTED, "solver '%s' has no indefinite mode", s->ops->name);
   CRD_CALL(s->ops->set_indefinite(s->impl, on));
   s->analysed = s->factorized = 0; /* a new symbolic factorization is needed */
   return 0;
@@ -387,7 +399,10 @@ int crd_solver_failed_equation(const crd_solver *s) { return s ? s->failed_eq : 
 
 const crd_solver_stats *crd_solver_get_stats(const crd_solver *s) { return s ? &s->stats : NULL; }
 
-const char *crd_solver_name(const crd_solver *s) { return s ? s->ops->name : "(none)"; }
+const char *crd_solver_name(const crd_solver *s)
+{
+  return !s ? "(none)" : s->switched ? "cholmod (LDL^T, after a device solver met an indefinite matrix)" : s->ops->name;
+}
 
 void crd_solver_destroy(crd_solver **s)
 {

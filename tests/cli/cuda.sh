@@ -1,0 +1,185 @@
+#!/bin/sh
+# The CUDA backend and the device solver from the command line (docs/cuda.md).
+# Everywhere:
+#  - the CUDA sources compile without a single warning (nvcc's log of the
+#    build, and the host files that include the CUDA headers, with gcc), and
+#    the check would see one: without DISABLE_CUSOLVER_DEPRECATED it does;
+#  - --solver validation (unknown name, cudss not built, a device solver
+#    without a device);
+#  - the bundle of shared libraries for the GPU machine (profiling/gpu_bundle.sh)
+#    is self-sufficient: with LD_LIBRARY_PATH at it and nothing else, every
+#    library the binary needs outside glibc and CUDA resolves into it, and a
+#    case runs.
+# Without a GPU (here): --backend cuda stops with a clear message, a non-zero
+# exit and no summary that looks complete; --backend auto runs on the CPU
+# and says so; the GPU checks are skipped, said and counted.
+# With a GPU (profiling/gpu_check.sh, CRDYN_REQUIRE_CUDA=1): the flying plate,
+# the strip (implicit and explicit) and a static roof run on CUDA and match
+# the CPU's history to 1e-9 of each column's magnitude, with the atomic and
+# the deterministic assembly; two deterministic runs are bitwise equal; the
+# cusolver device Cholesky gives the CPU's history to 1e-9 too.
+CRDYN=${CRDYN:-./build/crdyn}
+BUILD=$(dirname "$CRDYN")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+has_cuda=0
+"$CRDYN" devices 2>/dev/null | grep -q 'cuda' && has_cuda=1
+
+# ---- the build: no warnings ----------------------------------------------
+# (on the GPU machine, CRDYN_GPU_CHECK=1: the build and the bundle were
+# checked where they were made; that machine has neither the logs nor gcc's
+# dependencies)
+CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
+if [ "${CRDYN_GPU_CHECK:-0}" = 1 ]; then
+  skip "build warnings: checked on the build machine (CRDYN_GPU_CHECK=1)"
+elif [ $has_cuda = 1 ]; then
+  log="$BUILD/obj/crd_cuda.cu.o.log"
+  if [ -e "$log" ]; then
+    c=$(grep -ci 'warning' "$log")
+    [ "$c" -eq 0 ] && ok "nvcc built src/kernels/crd_cuda.cu without warnings ($log: $(wc -l <"$log") lines)" \
+      || { nok "nvcc warnings in $log"; sed 's/^/# /' "$log" | head -20; }
+  else
+    nok "nvcc's build log $log is missing"
+  fi
+  if [ -e "$CUDA_INC/cusolverSp.h" ]; then
+    flags="-D_GNU_SOURCE -Iinclude -I/usr/include/suitesparse -DCRD_HAVE_CUDA -isystem $CUDA_INC -std=c11 -Wall -Wextra -fopenmp"
+    srcs="src/host/backend_cuda.c src/host/solver_cusolver.c src/host/backend.c src/host/solver_cholmod.c src/host/run.c"
+    # compiled for real at -O2 (some warnings, e.g. -Wformat-truncation, need the optimizer)
+    r=0; : >"$tmp/cc.log"
+    for f in $srcs; do
+      ${CC:-cc} -O2 -c -o "$tmp/o.o" $flags -DDISABLE_CUSOLVER_DEPRECATED -DDISABLE_CUSPARSE_DEPRECATED "$f" >>"$tmp/cc.log" 2>&1 || r=1
+    done
+    [ $r -eq 0 ] && ! grep -qi warning "$tmp/cc.log" && ok "gcc -Wall -Wextra: the CUDA host files compile without warnings" \
+      || { nok "gcc on the CUDA host files (rc $r)"; sed 's/^/# /' "$tmp/cc.log" | head -20; }
+    # the check can fail: without the defines cusolverSp's deprecations warn
+    ${CC:-cc} -fsyntax-only $flags src/host/solver_cusolver.c >"$tmp/cc2.log" 2>&1
+    w=$(grep -c 'deprecated' "$tmp/cc2.log")
+    [ "$w" -gt 0 ] && ok "the warning check sees warnings: without DISABLE_CUSOLVER_DEPRECATED gcc gives $w deprecation lines" \
+      || nok "no deprecation warnings without DISABLE_CUSOLVER_DEPRECATED (the check cannot fail?)"
+  else
+    skip "gcc warning check of the CUDA host files: no $CUDA_INC/cusolverSp.h"
+  fi
+else
+  skip "no CUDA in this build ($CRDYN devices does not list cuda): warning checks"
+fi
+
+# ---- solver validation -----------------------------------------------------
+case_s=cases/scordelis_lo_4.json
+"$CRDYN" run $case_s --out "$tmp/s1" --quiet --solver nosuch >"$tmp/log" 2>&1; r=$?
+[ $r -ne 0 ] && grep -q "unknown linear solver" "$tmp/log" && ok "--solver nosuch refused: $(cat "$tmp/log")" \
+  || nok "--solver nosuch refused (rc $r): $(cat "$tmp/log")"
+"$CRDYN" run $case_s --out "$tmp/s2" --quiet --solver cudss >"$tmp/log" 2>&1; r=$?
+[ $r -ne 0 ] && grep -q "no cuDSS\|--solver cudss: no usable CUDA device" "$tmp/log" && ok "--solver cudss refused clearly: $(cat "$tmp/log")" \
+  || nok "--solver cudss refused (rc $r): $(cat "$tmp/log")"
+"$CRDYN" run $case_s --out "$tmp/s3" --quiet --solver cholmod >"$tmp/log" 2>&1; r=$?
+[ $r -eq 0 ] && grep -q '"solver":[[:space:]]*"cholmod"' "$tmp/s3/summary.json" && ok "--solver cholmod runs; summary.json names the solver" \
+  || nok "--solver cholmod (rc $r): $(cat "$tmp/log")"
+
+# ---- bundle for the GPU machine ---------------------------------------------
+if [ "${CRDYN_GPU_CHECK:-0}" = 1 ]; then
+  skip "bundle self-sufficiency: checked on the build machine (CRDYN_GPU_CHECK=1)"
+elif sh profiling/gpu_bundle.sh "$BUILD" "$tmp/bundle" >"$tmp/blog" 2>&1; then
+  env -i LD_LIBRARY_PATH="$tmp/bundle/lib" ldd "$tmp/bundle/crdyn" >"$tmp/ldd" 2>&1
+  outside=$(awk '/=>/ {print $1, $3}' "$tmp/ldd" | grep -v "$tmp/bundle/lib" | \
+            grep -Ev '^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^ ]*)\.so|^(libcuda|libcudart|libcusolver|libcusparse|libcublas|libcublasLt|libnvJitLink)\.so|linux-vdso' )
+  missing=$(grep -c 'not found' "$tmp/ldd")
+  mib=$(du -sm "$tmp/bundle" | cut -f1)
+  if [ -z "$outside" ] && [ "$missing" -eq 0 ]; then
+    ok "bundle: every non-glibc, non-CUDA library resolves into it ($(ls "$tmp/bundle/lib" | wc -l) libraries, $mib MiB with the binary)"
+  else
+    nok "bundle: resolved outside it: $outside; not found: $missing"; sed 's/^/# /' "$tmp/ldd"
+  fi
+  [ "$mib" -lt 64 ] && ok "bundle is under 64 MiB ($mib MiB; packed: $(du -m "$tmp/bundle.tar.gz" 2>/dev/null | cut -f1) MiB)" \
+    || nok "bundle is $mib MiB (over the 64 MiB a carry allows)"
+  env -i LD_LIBRARY_PATH="$tmp/bundle/lib" PATH=/usr/bin:/bin "$tmp/bundle/crdyn" run $case_s --out "$tmp/b1" --quiet \
+    --backend cpu >"$tmp/log" 2>&1; r=$?
+  [ $r -eq 0 ] && grep -q '"status":[[:space:]]*"complete"' "$tmp/b1/summary.json" && ok "the bundled binary runs a case with LD_LIBRARY_PATH at the bundle only" \
+    || nok "bundled binary run (rc $r): $(head -5 "$tmp/log")"
+else
+  nok "profiling/gpu_bundle.sh failed"; sed 's/^/# /' "$tmp/blog"
+fi
+
+# ---- --backend cuda / auto ---------------------------------------------------
+"$CRDYN" run $case_s --out "$tmp/c1" --quiet --backend cuda >"$tmp/log" 2>&1; r=$?
+if [ $r -ne 0 ]; then
+  gpu=0
+  why=$(head -1 "$tmp/log")
+  if [ "${CRDYN_REQUIRE_CUDA:-0}" = 1 ]; then nok "CUDA required (CRDYN_REQUIRE_CUDA=1): $why"; fi
+  if grep -q "no usable CUDA device\|'cuda' is not compiled" "$tmp/log"; then
+    ok "--backend cuda without a GPU stops (status $r): $why"
+  else
+    nok "--backend cuda failed without the expected message: $why"
+  fi
+  if [ -e "$tmp/c1/summary.json" ] && grep -q '"status":[[:space:]]*"complete"' "$tmp/c1/summary.json"; then
+    nok "--backend cuda left a summary.json that says complete"
+  else
+    ok "--backend cuda left no summary that looks complete"
+  fi
+  "$CRDYN" run $case_s --out "$tmp/a1" --backend auto >"$tmp/log" 2>&1; r=$?
+  [ $r -eq 0 ] && grep -q "backend auto: running on the CPU" "$tmp/log" && grep -q '"backend":[[:space:]]*"cpu"' "$tmp/a1/summary.json" \
+    && ok "--backend auto falls back to the CPU and says so: $(grep 'backend auto' "$tmp/log")" \
+    || nok "--backend auto fallback (rc $r): $(cat "$tmp/log")"
+  "$CRDYN" run $case_s --out "$tmp/a2" --backend auto --quiet >"$tmp/log" 2>&1
+  grep -q "backend auto: running on the CPU" "$tmp/log" && ok "--backend auto says so with --quiet too" \
+    || nok "--backend auto --quiet is silent about the fallback"
+  "$CRDYN" run $case_s --out "$tmp/s4" --quiet --solver cusolver >"$tmp/log" 2>&1; r=$?
+  [ $r -ne 0 ] && grep -q -- "--solver cusolver: \(no usable CUDA device\|this build has no CUDA\)" "$tmp/log" \
+    && ok "--solver cusolver without a GPU refused: $(cat "$tmp/log")" || nok "--solver cusolver without a GPU (rc $r): $(cat "$tmp/log")"
+  sed 's/"format": 1,/"format": 1, "backend": "cuda",/' $case_s >"$tmp/cudacase.json"
+  "$CRDYN" run "$tmp/cudacase.json" --out "$tmp/c2" --quiet >"$tmp/log" 2>&1; r=$?
+  [ $r -ne 0 ] && grep -q '\$.backend' "$tmp/log" && ok "a case with \"backend\": \"cuda\" names \$.backend: $(cat "$tmp/log")" \
+    || nok "case backend cuda (rc $r): $(cat "$tmp/log")"
+  for c in flying_plate_short strip_implicit strip_explicit scordelis_lo_4 deterministic_repeat cusolver_history; do
+    skip "$c on CUDA: $why"
+  done
+  echo "1..$n"; exit 0
+fi
+
+# ---- with a GPU: history parity ------------------------------------------------
+ok "--backend cuda runs: $(grep -o '"device":[[:space:]]*"[^"]*"' "$tmp/c1/summary.json")"
+cmp_hist() { # cmp_hist A B NAME: every column to 1e-9 of its magnitude; 'bitwise' when equal
+  python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
+name = sys.argv[3]
+if len(a) != len(b) or not a:
+    print(f"FAIL {name}: {len(a)} and {len(b)} rows"); sys.exit(1)
+worst, col, same = 0.0, "-", True
+for k in a[0]:
+    if k.startswith("wall"): continue
+    x = [float(r[k]) for r in a]; y = [float(r[k]) for r in b]
+    sc = max(max(abs(v) for v in x), 1e-300)
+    d = max(abs(p - q) for p, q in zip(x, y)) / sc
+    same = same and x == y
+    if d > worst: worst, col = d, k
+print(f"{name}: {len(a)} rows, worst {worst:.2e} (column {col}){', bitwise' if same else ''}")
+sys.exit(0 if worst <= 1e-9 else 1)
+PY
+}
+for c in tests/opencl/flying_plate_short.json tests/opencl/strip_implicit.json tests/opencl/strip_explicit.json \
+         cases/scordelis_lo_4.json; do
+  b=$(basename "$c" .json)
+  "$CRDYN" run "$c" --out "$tmp/cpu_$b" --quiet --backend cpu >"$tmp/log" 2>&1 || { nok "$b on the CPU"; continue; }
+  for mode in atomic deterministic; do
+    opt=""; [ $mode = deterministic ] && opt=--deterministic
+    "$CRDYN" run "$c" --out "$tmp/cu_${mode}_$b" --quiet --backend cuda $opt >"$tmp/log" 2>&1 \
+      || { nok "$b on CUDA ($mode): $(head -3 "$tmp/log")"; continue; }
+    m=$(cmp_hist "$tmp/cpu_$b/history.csv" "$tmp/cu_${mode}_$b/history.csv" "$b $mode") && ok "CUDA history matches the CPU's to 1e-9: $m" \
+      || nok "CUDA history against the CPU's: $m"
+  done
+done
+b=flying_plate_short
+"$CRDYN" run tests/opencl/$b.json --out "$tmp/cu_det2" --quiet --backend cuda --deterministic >"$tmp/log" 2>&1
+if cmp -s "$tmp/cu_deterministic_$b/history.csv" "$tmp/cu_det2/history.csv"; then
+  ok "two deterministic CUDA runs of $b give the same history, byte for byte"
+else
+  nok "two deterministic CUDA runs of $b differ"
+fi
+"$CRDYN" run tests/opencl/$b.json --out "$tmp/cu_sol" --quiet --backend cuda --solver cusolver >"$tmp/log" 2>&1 \
+  && m=$(cmp_hist "$tmp/cpu_$b/history.csv" "$tmp/cu_sol/history.csv" "$b cusolver") && ok "--solver cusolver: $m" \
+  || nok "--solver cusolver on $b: $m $(head -3 "$tmp/log")"
+echo "1..$n"
