@@ -26,6 +26,7 @@
 #include "crdyn/explicit_resident.h"
 #include "crdyn/shell_mass.h"
 #include "crdyn/tie.h"
+#include "crdyn/trace.h"
 #include "crdyn/timer.h"
 
 /* Largest eigenvalue of M^-1 K for one element (lumped M, 20 DOFs) by power
@@ -223,8 +224,10 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       x.wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
     }
     double t1 = (n == nsteps) ? st->t_end : t0 + n * dt;
+    CRD_RANGE_PUSH("explicit update");
     advance(pb, &x, dt, t1);
     crd_ties_ex_move(dy->ties, pb, dt);
+    CRD_RANGE_POP();
     /* rates predicted at t_{n+1} for f_m, then the accelerations there */
     for (size_t k = 0; k < n3; ++k) dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
     x.step = dy->step + 1;
