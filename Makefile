@@ -177,7 +177,7 @@ $(BUILD)/libcrdyn.a: $(LIB_OBJ)
 $(BUILD)/crdyn: $(BUILD)/obj/main.o $(BUILD)/libcrdyn.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/tap.h tests/fuzz_replay.h fuzz/fuzz_case.c fuzz/fuzz_gmsh.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c tests/tap.h tests/fuzz_replay.h tests/elem_util.h tests/backend_util.h fuzz/fuzz_case.c fuzz/fuzz_gmsh.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen:
