@@ -11,6 +11,7 @@
 #ifndef CRDYN_SPARSE_H
 #define CRDYN_SPARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct crd_csr {
@@ -38,5 +39,11 @@ void crd_csr_destroy(crd_csr **A);
 void crd_csr_symv(const crd_csr *A, const double *x, double *y);
 /* Zero the values. */
 void crd_csr_zero(crd_csr *A);
+
+/* The inverse of a scatter map (the device backends' gather assembly): for
+ * each target i < ntgt, the sources s in ascending order (the CPU's
+ * summation order) with map[s] == i, as idx[ptr[i] .. ptr[i+1]-1]; map
+ * entries < 0 are skipped.  *ptr and *idx are allocated (free them). */
+int crd_map_invert(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int **idx);
 
 #endif

@@ -115,31 +115,12 @@ static int dalloc(void **p, size_t bytes, const void *host, const char *what)
 }
 #define DALLOC(p, bytes, host, what) dalloc((void **)&(p), (bytes), (host), (what))
 
-/* The inverse of a scatter map: for each target i, the sources s (in
- * ascending order) with map[s] == i (the CPU's summation order). */
-static int invert_map(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int **idx)
-{
-  CRD_CALL(CRD_CALLOC(ntgt + 1, ptr));
-  for (size_t s = 0; s < nsrc; ++s)
-    if (map[s] >= 0) (*ptr)[map[s] + 1]++;
-  for (int i = 0; i < ntgt; ++i) (*ptr)[i + 1] += (*ptr)[i];
-  int *fill = NULL;
-  if (CRD_CALLOC((*ptr)[ntgt] + 1, idx) || CRD_CALLOC(ntgt + 1, &fill)) {
-    free(*ptr); free(*idx); free(fill);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
-  }
-  memcpy(fill, *ptr, sizeof(int) * (size_t)ntgt);
-  for (size_t s = 0; s < nsrc; ++s)
-    if (map[s] >= 0) (*idx)[fill[map[s]]++] = (int)s;
-  free(fill);
-  return 0;
-}
 
 static int upload_gather_maps(cu *c, const crd_problem *pb)
 {
   int *fptr = NULL, *fidx = NULL, *kptr = NULL, *kidx = NULL, rc = 0;
-  if ((rc = invert_map(pb->elem_eq, 20 * (size_t)c->ne, c->neq, &fptr, &fidx)) ||
-      (rc = invert_map(pb->scatter, 210 * (size_t)c->ne, c->nnz, &kptr, &kidx)))
+  if ((rc = crd_map_invert(pb->elem_eq, 20 * (size_t)c->ne, c->neq, &fptr, &fidx)) ||
+      (rc = crd_map_invert(pb->scatter, 210 * (size_t)c->ne, c->nnz, &kptr, &kidx)))
     goto out;
   if ((rc = DALLOC(c->fptr, sizeof(int) * (size_t)(c->neq + 1), fptr, "force gather map")) ||
       (rc = DALLOC(c->fidx, sizeof(int) * (size_t)(fptr[c->neq] + 1), fidx, "force gather map")) ||

@@ -156,25 +156,6 @@ static int mk(ocl *o, size_t bytes, const void *host, cl_mem *m, const char *wha
   return 0;
 }
 
-/* The inverse of a scatter map: for each target i, the sources s (in
- * ascending order) with map[s] == i. */
-static int invert_map(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int **idx)
-{
-  CRD_CALL(CRD_CALLOC(ntgt + 1, ptr));
-  for (size_t s = 0; s < nsrc; ++s)
-    if (map[s] >= 0) (*ptr)[map[s] + 1]++;
-  for (int i = 0; i < ntgt; ++i) (*ptr)[i + 1] += (*ptr)[i];
-  int *fill = NULL;
-  if (CRD_CALLOC((*ptr)[ntgt] + 1, idx) || CRD_CALLOC(ntgt + 1, &fill)) {
-    free(*ptr); free(*idx); free(fill);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
-  }
-  memcpy(fill, *ptr, sizeof(int) * (size_t)ntgt);
-  for (size_t s = 0; s < nsrc; ++s)
-    if (map[s] >= 0) (*idx)[fill[map[s]]++] = (int)s;
-  free(fill);
-  return 0;
-}
 
 static void ex_release(ocl *o)
 {
@@ -261,8 +242,8 @@ static int upload_model(ocl *o, const crd_problem *pb)
   }
   int *fptr = NULL, *fidx = NULL, *kptr = NULL, *kidx = NULL;
   int rc = 0;
-  if ((rc = invert_map(pb->elem_eq, 20 * ne, pb->neq, &fptr, &fidx)) ||
-      (rc = invert_map(pb->scatter, 210 * ne, o->nnz, &kptr, &kidx)))
+  if ((rc = crd_map_invert(pb->elem_eq, 20 * ne, pb->neq, &fptr, &fidx)) ||
+      (rc = crd_map_invert(pb->scatter, 210 * ne, o->nnz, &kptr, &kidx)))
     goto out;
   if ((rc = mk(o, sizeof(int) * 4 * ne, m->quads, &o->quads, "quads")) ||
       (rc = mk(o, sizeof(double) * 3 * nn, m->x, &o->x, "x")) ||
@@ -431,7 +412,7 @@ static int ocl_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su
   int *lptr = NULL, *lidx = NULL, rc = 0;
   int st0[4] = {2147483647, 2147483647, -1, 0};
   double acc0[9] = {su->wext, 0, 0, 0, 0, 0, 0, 0, 0};
-  if ((rc = invert_map(su->fe_eq, (size_t)su->nfe, o->neq, &lptr, &lidx))) goto out;
+  if ((rc = crd_map_invert(su->fe_eq, (size_t)su->nfe, o->neq, &lptr, &lidx))) goto out;
   const crd_ex_state *st = &su->st;
   if ((rc = mk(o, 5 * nn * sizeof(int), pb->eq, &o->ex.eq, "eq")) ||
       (rc = mk(o, nn, su->locked, &o->ex.locked, "locked")) ||

@@ -244,3 +244,23 @@ void crd_csr_zero(crd_csr *A)
 {
   if (A && A->val) memset(A->val, 0, (size_t)A->nnz * sizeof *A->val);
 }
+
+/* The inverse of a scatter map: for each target i, the sources s (in
+ * ascending order) with map[s] == i (the CPU's summation order). */
+int crd_map_invert(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int **idx)
+{
+  CRD_CALL(CRD_CALLOC(ntgt + 1, ptr));
+  for (size_t s = 0; s < nsrc; ++s)
+    if (map[s] >= 0) (*ptr)[map[s] + 1]++;
+  for (int i = 0; i < ntgt; ++i) (*ptr)[i + 1] += (*ptr)[i];
+  int *fill = NULL;
+  if (CRD_CALLOC((*ptr)[ntgt] + 1, idx) || CRD_CALLOC(ntgt + 1, &fill)) {
+    free(*ptr); free(*idx); free(fill);
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  }
+  memcpy(fill, *ptr, sizeof(int) * (size_t)ntgt);
+  for (size_t s = 0; s < nsrc; ++s)
+    if (map[s] >= 0) (*idx)[fill[map[s]]++] = (int)s;
+  free(fill);
+  return 0;
+}
