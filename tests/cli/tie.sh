@@ -154,6 +154,25 @@ ok $? "explicit -> implicit: SIGINT at step $k2, exit 130 and a checkpoint"
 "$CRDYN" run "$tmp/exim.json" --out "$tmp/int2" --quiet --restart "$tmp/int2/checkpoint.crd"
 cmp -s "$tmp/exim/history.csv" "$tmp/int2/history.csv"
 ok $? "explicit -> implicit: restart after step $k2 (seed $seed): history bitwise equal"
+# the same tied hub on the OpenCL backend (elements and assembly on the
+# device, the bodies on the host): the history bitwise equal to the CPU's
+python3 - "$tmp" <<'P'
+import json, sys
+c = json.load(open("cases/hub_panels.json"))
+c["analysis"]["stages"][0]["t_end"] = 0.3
+c["output"]["vtk_every"] = 0
+json.dump(c, open(sys.argv[1] + "/cl.json", "w"))
+P
+if "$CRDYN" devices > "$tmp/devices" 2>&1 && grep -q 'fp64 yes' "$tmp/devices"; then
+  "$CRDYN" run "$tmp/cl.json" --out "$tmp/clcpu" --quiet &&
+    "$CRDYN" run "$tmp/cl.json" --out "$tmp/clocl" --quiet --backend opencl &&
+    cmp -s "$tmp/clcpu/history.csv" "$tmp/clocl/history.csv"
+  ok $? "tied hub on --backend opencl: history bitwise equal to the CPU's"
+elif [ "${CRDYN_REQUIRE_OPENCL:-0}" = 1 ]; then
+  ok 1 "tied hub on OpenCL: a device is required (CRDYN_REQUIRE_OPENCL=1): $(head -1 "$tmp/devices")"
+else
+  n=$((n + 1)); echo "ok $n # SKIP tied hub on OpenCL: $(head -1 "$tmp/devices")"
+fi
 # refusals
 refuse() { # name, python edit of the case, expected text
   python3 - "$tmp/bad.json" "$2" <<'P'
