@@ -5,7 +5,8 @@
  *    spatial angular momentum to round-off, energy bounded without drift
  *    over 1e5 steps, flip period against the elliptic-function solution
  *    (Landau & Lifshitz, Mechanics §37);
- *  - heavy symmetric top on a fixed point: nutation bounds and period
+ *  - heavy symmetric top on a fixed point: nutation bounds and period,
+ *    precession per nutation period
  *    against the roots of the cubic in u = cos(theta) and its elliptic
  *    integral (Goldstein, Classical Mechanics §5.7), both integrators;
  *  - the same body about G and about another point: the same motion;
@@ -241,7 +242,17 @@ static void test_top(const char *integ, double h, double tol)
   double disc = sqrt(a * a * a * a - 4 * beta * a * a * u0 + 4 * beta * beta);
   double e1 = (a * a - disc) / (2 * beta), e3r = (a * a + disc) / (2 * beta);
   double k2 = (u0 - e1) / (e3r - e1), Tn = 4.0 * ellK(k2) / sqrt(beta * (e3r - e1));
+  /* precession over one nutation period: phi' = a (u0 - u) / (1 - u^2)
+   * (L_z = A a u0 from the start), dphi = 2 int_e1^u0 phi' du / sqrt(f);
+   * with u = e1 + (u0 - e1) sin^2 s, du / sqrt(f) = 2 ds / sqrt(beta (e3 - u)):
+   * a smooth integrand on [0, pi/2] (midpoint rule, 4000 points) */
+  double Pn = 0.0;
+  for (int i = 0; i < 4000; ++i) {
+    double sg = (i + 0.5) * (0.5 * M_PI / 4000), u = e1 + (u0 - e1) * sin(sg) * sin(sg);
+    Pn += 4.0 * a * (u0 - u) / ((1.0 - u * u) * sqrt(beta * (e3r - u))) * (0.5 * M_PI / 4000);
+  }
   double umin = 1, t_end = 5 * Tn, prev = u0, dprev = 0, tmax_first = -1, tmax_last = -1;
+  double phi = 0.0, phi_prev = 0.0, phi_first = 0.0, phi_last = 0.0;
   int nmax = 0, fail = 0;
   for (int n = 0; (n + 1) * h <= t_end && !fail; ++n) {
     if (crd_rigid_step(rg, n * h, h)) fail = 1;
@@ -250,18 +261,27 @@ static void test_top(const char *integ, double h, double tol)
     crd_q_rotate(q, ez, ax);
     double u = ax[2], du = u - prev;
     umin = fmin(umin, u);
+    /* azimuth of the axis, unwrapped (it starts at -pi/2: e3 in the y-z plane) */
+    double az = atan2(ax[1], ax[0]);
+    while (az - phi_prev > M_PI) az -= 2 * M_PI;
+    while (az - phi_prev < -M_PI) az += 2 * M_PI;
+    phi = az;
     if (n > 1 && dprev > 0 && du <= 0) { /* a maximum of u (back at theta0): where the sample differences,
                                            * taken at the half steps, change sign (linear in between) */
       double tm = n * h - h * dprev / (dprev - du) + 0.5 * h;
-      if (tmax_first < 0) tmax_first = tm;
-      tmax_last = tm, nmax++;
+      /* the azimuth at tm, linear between the samples at n h and (n + 1) h */
+      double wgt = (tm - n * h) / h, pm = phi_prev + wgt * (phi - phi_prev);
+      if (tmax_first < 0) tmax_first = tm, phi_first = pm;
+      tmax_last = tm, phi_last = pm, nmax++;
     }
-    dprev = du, prev = u;
+    dprev = du, prev = u, phi_prev = phi;
   }
   double Tm = nmax > 1 ? (tmax_last - tmax_first) / (nmax - 1) : 0;
   T_OK(!fail, "top (%s): ran", integ);
   T_NEAR(umin, e1, tol, 0, "top: lowest cos(theta) against the root of the cubic");
   T_NEAR(Tm, Tn, tol, 0, "top: nutation period against 4K(k)/sqrt(beta (e3 - e1))");
+  double Pm = nmax > 1 ? (phi_last - phi_first) / (nmax - 1) : 0;
+  T_NEAR(Pm, Pn, tol, 0, "top: precession per nutation period against 2 int phi' du / u'");
   crd_rigid_destroy(&rg);
   crd_model_destroy(&m);
 }
