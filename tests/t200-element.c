@@ -6,7 +6,7 @@
 #include "tap.h"
 #include "elem_util.h"
 
-static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05};
+static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0};
 
 /* a random (warped) quad, its averaged-like normals p0 */
 static void random_quad(double *X0, double *p0, double warp)

@@ -58,7 +58,7 @@ static void run(int bending, int rotated, double h)
   eu_matvec(Q, ez, n0);
   int l = crd_dir_choose(n0), nn, mm;
   crd_dir_pair(l, &nn, &mm);
-  crd_q4_mat mt = {1.0e6, 0.25, h};
+  crd_q4_mat mt = {1.0e6, 0.25, h, 0.0};
   /* global dense K (40 = 8 nodes x 5) at the initial state */
   double K[1600] = {0};
   for (int e = 0; e < 5; ++e) {

@@ -14,7 +14,7 @@
 #include "crdyn/shell_dyn.h"
 #include "crdyn/shell_mass.h"
 
-static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05};
+static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0};
 
 static void quad(double *X0, double *p0)
 {
@@ -245,25 +245,60 @@ static void check_midpoint_force(double step_angle)
   }
   T_NEAR(W, Ub - Ua, 1e-10, 1e-12 * fabs(Ub),
          "step with rotation: work of the corrected midpoint force = strain energy change");
+  /* the dissipative stress xi C (eps_b - eps_a) (crd_q4_local_avg): no
+   * resultant, no moment, and work - dU = xi |d eps|_C^2 > 0, linear in xi */
+  double Dx[2];
+  for (int k = 0; k < 2; ++k) {
+    crd_q4_mat mx = MAT;
+    mx.xi = 0.1 * (k + 1);
+    crd_q4_global_mid(X0, p0, da, pa, db, pb, df, pf, l, B, 0.5, &mx, fG, NULL, NULL, &md);
+    double Wd = 0.0, Wdr = 0.0, Wdt = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      double x[3], dx[3], dp[3], ab[2], dpr[3], abr[2];
+      for (int c = 0; c < 3; ++c) {
+        x[c] = X0[3 * i + c] + df[3 * i + c];
+        dp[c] = pb[3 * i + c] - pa[3 * i + c];
+        Wd += fG[5 * i + c] * (db[3 * i + c] - da[3 * i + c]);
+        Wdt += fG[5 * i + c];
+      }
+      coords(B + 6 * i, dp, ab);
+      Wd += fG[5 * i + 3] * ab[0] + fG[5 * i + 4] * ab[1];
+      crd_cross3(om, x, dx);
+      crd_cross3(om, pf + 3 * i, dpr);
+      coords(B + 6 * i, dpr, abr);
+      for (int c = 0; c < 3; ++c) Wdr += fG[5 * i + c] * dx[c];
+      Wdr += fG[5 * i + 3] * abr[0] + fG[5 * i + 4] * abr[1];
+    }
+    T_OK(fabs(Wdr) <= 1e-12 * fmax_ * scale && fabs(Wdt) <= 1e-12 * fmax_,
+         "step %.2f rad, xi = %.1f: the dissipative force has no moment (%.2e) and no resultant (%.2e)", step_angle,
+         mx.xi, Wdr, Wdt);
+    Dx[k] = Wd - (Ub - Ua);
+  }
+  T_OK(Dx[0] > 0 && fabs(Dx[1] - 2.0 * Dx[0]) <= 1e-9 * Dx[1],
+       "step %.2f rad: the work of the dissipative stress is positive and linear in xi (%.6e, %.6e for xi = 0.1, "
+       "0.2)", step_angle, Dx[0], Dx[1]);
 }
 
 /* f_G of the step as a function of the end state u_b (translations and
  * pair of the normals; midpoint and bases follow it), w = 0.6 (no energy
  * correction): its finite-difference Jacobian against the symmetric tangent
  * w K and against w K + E (crd_q4_mid_skew). */
+static double fg_xi; /* the dissipation of the Newton-matrix check */
 static void fg_of_ub(const double *X0, const double *p0, const double *da, const double *pa, const double *db,
                      const double *pb, const int *l, double w, double *fG, double *KG, double *E)
 {
+  crd_q4_mat mx = MAT;
+  mx.xi = fg_xi;
   double df[12], pf[12], B[24], md;
   for (int a = 0; a < 12; ++a) {
     df[a] = (1 - w) * da[a] + w * db[a];
     pf[a] = (1 - w) * pa[a] + w * pb[a];
   }
   bases(pb, pf, l, B);
-  crd_q4_global_mid(X0, p0, da, pa, db, pb, df, pf, l, B, w, &MAT, fG, KG, E, &md);
+  crd_q4_global_mid(X0, p0, da, pa, db, pb, df, pf, l, B, w, &mx, fG, KG, E, &md);
 }
 
-static void check_newton_matrix(void)
+static void check_newton_matrix(double xi)
 {
   double X0[12], p0[12], da[12], pa[12], db[12], pb[12], Q[9], Qb[9], fG[20], KG[400], E[400];
   int l[4];
@@ -286,6 +321,7 @@ static void check_newton_matrix(void)
     l[i] = crd_dir_choose(pb + 3 * i);
   }
   const double w = 0.6, h = 1e-6;
+  fg_xi = xi;
   fg_of_ub(X0, p0, da, pa, db, pb, l, w, fG, KG, E);
   double e_sym = 0.0, e_full = 0.0, big = 0.0;
   for (int b = 0; b < 20; ++b) {
@@ -313,8 +349,8 @@ static void check_newton_matrix(void)
     }
   }
   T_OK(e_full <= 0.05 * e_sym && e_full <= 5e-3 * big,
-       "step of 0.3 rad: Newton matrix of f_G: FD against w K misses by %.2e, against w K + E by %.2e (of %.2e)",
-       e_sym, e_full, big);
+       "step of 0.3 rad, xi = %g: Newton matrix of f_G: FD against w K misses by %.2e, against w K + E by %.2e "
+       "(of %.2e)", xi, e_sym, e_full, big);
 }
 
 int main(void)
@@ -325,6 +361,7 @@ int main(void)
   check_mean_strains();
   check_midpoint_force(0.05);
   check_midpoint_force(0.6);
-  check_newton_matrix();
+  check_newton_matrix(0.0);
+  check_newton_matrix(0.2);
   return T_DONE();
 }

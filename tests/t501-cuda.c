@@ -91,7 +91,7 @@ static void mid_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, const
   for (size_t k = 0; k < 5 * nn; ++k) am[k] = eu_rand();
   for (size_t k = 0; k < 6 * nn; ++k) Bs[k] = eu_rand();
   for (size_t k = 0; k < 16 * ne; ++k) C[k] = 0.01 * (1.0 + 0.5 * eu_rand());
-  crd_mid_in in = {d0, pa, df, pf, am, wam, Bs, C, cf, cm};
+  crd_mid_in in = {d0, pa, df, pf, am, wam, Bs, C, cf, cm, 0.05}; /* xi: the dissipative stress too */
   double *Fi1 = calloc(neq, 8), *Fin1 = calloc(neq, 8), *Fi2 = calloc(neq, 8), *Fin2 = calloc(neq, 8);
   double *fg1 = calloc(20 * ne, 8), *fin1 = calloc(20 * ne, 8), *E1 = calloc(400 * ne, 8);
   double *fg2 = calloc(20 * ne, 8), *fin2 = calloc(20 * ne, 8), *E2 = calloc(400 * ne, 8);

@@ -37,6 +37,7 @@ typedef struct crd_mid_in {
   const double *d0, *pa, *df, *pf, *am, *wam, *Bs, *C;
   double cf;  /* 1 - alpha_f: the weight of the end state */
   double cm;  /* (1 - alpha_m) / (beta dt^2): the mass factor of K_eff */
+  double xi;  /* the step's algorithmic dissipation (crd_q4_mat.xi; 0: none) */
 } crd_mid_in;
 
 typedef struct crd_mid_out {

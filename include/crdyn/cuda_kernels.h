@@ -24,7 +24,7 @@ typedef struct crd_cu_mid_args {
   int ne, want_k;
   const int *quads, *l;
   const double *x, *p0, *d0, *pa, *d, *p, *df, *pf, *am, *wam, *Bs, *C, *mat;
-  double cf, cm;
+  double cf, cm, xi;
   double *fg, *fin, *ke, *E, *ue;
   int *kind, *first_bad;
   int per_thread;

@@ -33,6 +33,8 @@ typedef struct crd_dyn {
   /* statistics */
   int implicit_steps, explicit_steps, newton_iters, cuts;
   double max_energy_residual;          /* largest |dE - W| / E per implicit step (rho_inf = 1) */
+  int mono_steps, mono_iters;          /* monotone energy: steps solved again with xi > 0, their iterations */
+  double xi_max;                       /* monotone energy: the largest xi used */
   double rot_mass_scaling;             /* explicit director inertia factor in use (1 = none) */
   double dt_auto;                      /* last explicit stable step estimate */
   /* where the stage in progress stands: what a checkpoint needs beyond the
@@ -43,6 +45,7 @@ typedef struct crd_dyn {
     double dt;                         /* implicit: step size in use (after cuts); explicit: the step */
     int good;                          /* implicit: accepted steps since the last cut (regrowth) */
     double E_prev;                     /* implicit: total energy at the last step */
+    double xi_kappa;                   /* implicit, monotone energy: xi per unit energy of the last such step */
     double x_roundoff;                 /* implicit: position round-off of the stage's start */
     int n, nsteps;                     /* explicit: steps taken / total in this stage */
     double t0;                         /* explicit: stage start time */

@@ -83,6 +83,7 @@ typedef struct crd_stage {
   double tolerance;                 /* default 1e-8 */
   int max_iterations;               /* default 20 */
   double mass_scaling;              /* explicit rotational mass scaling (default 1 = none) */
+  int monotone_energy;              /* implicit, rho_inf < 1: never let the total energy rise (default 1) */
 } crd_stage;
 
 typedef struct crd_analysis {

@@ -52,6 +52,8 @@ typedef struct crd_run {
   struct {                  /* dynamics, for the summary */
     int implicit_steps, explicit_steps;
     double max_energy_residual, rot_mass_scaling, dt_stable;
+    int mono_steps, mono_iters;   /* monotone energy (implicit.c): steps solved again, their iterations */
+    double xi_max;
     int step;               /* last accepted step and its time */
     double t;
   } dyn;

@@ -34,8 +34,11 @@
 #define CRD_Q4_NDOF 20
 #define CRD_Q4_NGP 4
 
+/* E, nu, h: the section.  xi: the algorithmic dissipation of an implicit
+ * step (implicit.c, "monotone_energy"; 0 everywhere else): the stress of
+ * the step gets xi C (eps_b - eps_a), see crd_q4_local_avg. */
 typedef struct crd_q4_mat {
-  double E, nu, h;
+  double E, nu, h, xi;
 } crd_q4_mat;
 
 /* Shape functions and natural derivatives at (xi, eta). */
@@ -194,7 +197,19 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
  * eps.  k = sum wJ (B^T C B + sum_c (C eps)_c H_c): the exact Hessian with
  * respect to q_b when w = 1 and a symmetric tangent otherwise.
  * Returns the strain energy at q_b; q_a == q_b (or w = 1) is the plain
- * element.  f or k may be NULL; *min_det as below. */
+ * element.  f or k may be NULL; *min_det as below.
+ *
+ * mt->xi > 0 adds the dissipative stress xi C (eps_b - eps_a) (a strain-
+ * difference viscosity in the sense of the modified generalized
+ * energy-momentum method, Kuhl and Crisfield 1999).  Its work over the
+ * step is xi (B(qbar) dq) . C (eps_b - eps_a), and
+ *   eps_b - eps_a = B(qbar) dq + (1 - 2w)/2 Q(dq, dq)
+ * (eps quadratic), so at w = 1/2 it is xi |eps_b - eps_a|_C^2 >= 0 exactly:
+ * energy is taken out, never put in.  Like the elastic stress it acts
+ * through the strains alone, so it has no resultant force and no moment.
+ * Its derivative with respect to q_b is xi B^T C B(q_b), taken as
+ * xi B^T C B(qbar): the material part of k gets the factor 1 + xi / w
+ * (k is per unit w, the weight of q_b). */
 CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double *qb, double w,
                                const crd_q4_mat *mt, double *f, double *k, double *min_det)
 {
@@ -237,21 +252,21 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
         dwx += dNx[i] * dq[5 * i + 2];
         dwy += dNy[i] * dq[5 * i + 2];
       }
-      double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy};
+      double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy}, bm[3], bb[3], bs[2];
       for (int r = 0; r < 3; ++r) {
-        double bm = 0.0, bb = 0.0;
+        bm[r] = bb[r] = 0.0;
         for (int a = 0; a < 20; ++a) {
-          bm += Bm[20 * r + a] * dq[a];
-          bb += Bb[20 * r + a] * dq[a];
+          bm[r] += Bm[20 * r + a] * dq[a];
+          bb[r] += Bb[20 * r + a] * dq[a];
         }
-        eb[r] = e[r] + rb * bm + 0.5 * rb * rb * Qd[r];
-        cb[r] = chi[r] + rb * bb;
+        eb[r] = e[r] + rb * bm[r] + 0.5 * rb * rb * Qd[r];
+        cb[r] = chi[r] + rb * bb[r];
         e[r] += cmean * Qd[r];                 /* the mean strain */
       }
       for (int r = 0; r < 2; ++r) {
-        double bs = 0.0;
-        for (int a = 0; a < 20; ++a) bs += Bs[20 * r + a] * dq[a];
-        gb[r] = g[r] + rb * bs;
+        bs[r] = 0.0;
+        for (int a = 0; a < 20; ++a) bs[r] += Bs[20 * r + a] * dq[a];
+        gb[r] = g[r] + rb * bs[r];
       }
       double Nb[3], Mbb[3];
       for (int r = 0; r < 3; ++r) {
@@ -262,6 +277,16 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
       }
       Q[0] = s * g[0];
       Q[1] = s * g[1];
+      if (mt->xi != 0.0) { /* the dissipative stress xi C (eps_b - eps_a) */
+        double de[3], hq = 0.5 * (1.0 - 2.0 * w), x = mt->xi;
+        for (int r = 0; r < 3; ++r) de[r] = bm[r] + hq * Qd[r];
+        for (int r = 0; r < 3; ++r) {
+          Nm[r] += x * (A[3 * r] * de[0] + A[3 * r + 1] * de[1] + A[3 * r + 2] * de[2]);
+          Mb[r] += x * (D[3 * r] * bb[0] + D[3 * r + 1] * bb[1] + D[3 * r + 2] * bb[2]);
+        }
+        Q[0] += x * s * bs[0];
+        Q[1] += x * s * bs[1];
+      }
       U += 0.5 * det * (Nb[0] * eb[0] + Nb[1] * eb[1] + Nb[2] * eb[2] + Mbb[0] * cb[0] + Mbb[1] * cb[1] +
                         Mbb[2] * cb[2] + s * (gb[0] * gb[0] + gb[1] * gb[1]));
     }
@@ -270,6 +295,7 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
         f[a] += det * (Bm[a] * Nm[0] + Bm[20 + a] * Nm[1] + Bm[40 + a] * Nm[2] + Bb[a] * Mb[0] +
                        Bb[20 + a] * Mb[1] + Bb[40 + a] * Mb[2] + Bs[a] * Q[0] + Bs[20 + a] * Q[1]);
     if (!k) continue;
+    const double kmat = (plain || mt->xi == 0.0) ? det : det * (1.0 + mt->xi / w);
     double ABm[60], DBb[60];
     for (int r = 0; r < 3; ++r)
       for (int a = 0; a < 20; ++a) {
@@ -281,7 +307,7 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
         double v = Bm[a] * ABm[b] + Bm[20 + a] * ABm[20 + b] + Bm[40 + a] * ABm[40 + b] +
                    Bb[a] * DBb[b] + Bb[20 + a] * DBb[20 + b] + Bb[40 + a] * DBb[40 + b] +
                    s * (Bs[a] * Bs[b] + Bs[20 + a] * Bs[20 + b]);
-        k[20 * a + b] += det * v;
+        k[20 * a + b] += kmat * v;
       }
     /* geometric (membrane) part in the w-w block */
     for (int i = 0; i < 4; ++i)

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
       quads[4 * e] = a; quads[4 * e + 1] = a + 1; quads[4 * e + 2] = a + n + 2; quads[4 * e + 3] = a + n + 1;
       for (int t = 0; t < 16; ++t) C[16 * e + t] = (t / 4 == t % 4 ? 2.0 : 1.0) * 7850 * 0.01 / (36.0 * n * n);
     }
-  crd_q4_mat mt = {2.1e11, 0.3, 0.01};
+  crd_q4_mat mt = {2.1e11, 0.3, 0.01, 0.0};
   size_t nout = (size_t)ne * (20 + 210 + 1) * 2 + (size_t)ne * (20 + 20 + 210 + 400 + 1);
   double *out = calloc(nout, sizeof(double));
   double *fs = out, *ks = fs + 20 * (size_t)ne, *us = ks + 210 * (size_t)ne;

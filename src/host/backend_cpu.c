@@ -22,7 +22,7 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
 #pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int e = 0; e < pb->ne; ++e) {
     const crd_section *sc = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
+    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness, 0.0};
     int kind = isa->stat(e, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, &mt, want_K,
                                pb->fe + 20 * (size_t)e, pb->ke + 210 * (size_t)e, pb->ue + e);
     if (kind) {
@@ -76,7 +76,7 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
 #pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int e = 0; e < pb->ne; ++e) {
     const crd_section *sc = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness};
+    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness, in->xi};
     int b = isa->mid(e, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
                          in->wam, in->Bs, pb->l, in->C, &mt, in->cf, in->cm, want_K, out->fg_e + 20 * (size_t)e,
                          out->fin_e + 20 * (size_t)e, pb->ke + 210 * (size_t)e, out->E_e + 400 * (size_t)e,

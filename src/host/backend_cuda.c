@@ -324,7 +324,7 @@ static int cu_eval_mid_(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   CRD_CALL(put(c, c->wam, in->wam, d3, "write wam"));
   CRD_CALL(put(c, c->Bs, in->Bs, 2 * d3, "write Bs"));
   crd_cu_mid_args a = {c->ne, want_K, c->quads, c->l, c->x, c->p0, c->d0, c->pa, c->d, c->p, c->df, c->pf,
-                       c->am, c->wam, c->Bs, c->C, c->mat, in->cf, in->cm, c->fe, c->fin, c->ke,
+                       c->am, c->wam, c->Bs, c->C, c->mat, in->cf, in->cm, in->xi, c->fe, c->fin, c->ke,
                        c->E ? c->E : c->ke, c->ue, c->kind, c->first_bad, c->per_thread};
   CU(cudaEventRecord(c->ev[0], c->st), "event");
   CRD_RANGE_PUSH("element implicit midpoint (cuda)");

@@ -365,12 +365,12 @@ static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   cl_kernel k = o->k_mid;
   int nei = o->ne;
   cl_mem E = o->E ? o->E : o->ke; /* not written unless want_K */
-  double cf = in->cf, cm = in->cm;
+  double cf = in->cf, cm = in->cm, xi = in->xi;
   ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d0);
   ARG(k, 6, o->pa); ARG(k, 7, o->d); ARG(k, 8, o->p); ARG(k, 9, o->df); ARG(k, 10, o->pf); ARG(k, 11, o->am);
   ARG(k, 12, o->wam); ARG(k, 13, o->Bs); ARG(k, 14, o->l); ARG(k, 15, o->C); ARG(k, 16, o->mat);
   ARG(k, 17, cf); ARG(k, 18, cm); ARG(k, 19, o->fe); ARG(k, 20, o->fin); ARG(k, 21, o->ke); ARG(k, 22, E);
-  ARG(k, 23, o->ue); ARG(k, 24, o->kind);
+  ARG(k, 23, o->ue); ARG(k, 24, o->kind); ARG(k, 25, xi);
   CRD_CALL(elems(o, k));
   CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fe, o->F));
   CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fin, o->Fin));

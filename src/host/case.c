@@ -339,8 +339,8 @@ static int parse_initial(const crd_case_ctx *c, const cJSON *it, crd_model *m)
 static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, double t_prev, crd_stage *s)
 {
   static const char *const keys[] = {"integrator", "t_end", "dt", "rho_inf", "tolerance",
-                                     "max_iterations", "safety", "mass_scaling", NULL};
-  static const char *const implicit_only[] = {"tolerance", "max_iterations", NULL};
+                                     "max_iterations", "safety", "mass_scaling", "monotone_energy", NULL};
+  static const char *const implicit_only[] = {"tolerance", "max_iterations", "monotone_energy", NULL};
   static const char *const explicit_only[] = {"safety", "mass_scaling", NULL};
   char kp[CRD_JP_MAX], integ[32];
   const cJSON *dt;
@@ -370,7 +370,9 @@ static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, d
     if (!(s->dt > 0)) return CASE_BAD(c, kp, "dt must be > 0 (got %g)", s->dt);
   }
   s->safety = 0.9, s->rho_inf = 1.0, s->tolerance = 1e-8, s->max_iterations = 20, s->mass_scaling = 1;
+  s->monotone_energy = 1;
   CRD_CALL(crd_json_get_num(c, it, jp, "rho_inf", 0, &s->rho_inf));
+  CRD_CALL(crd_json_get_bool(c, it, jp, "monotone_energy", 0, &s->monotone_energy));
   if (!(s->rho_inf >= 0 && s->rho_inf <= 1))
     return CASE_BAD(c, crd_jp_key(kp, jp, "rho_inf"), "rho_inf must lie in [0, 1] (got %g)", s->rho_inf);
   CRD_CALL(get_positive(c, it, jp, "tolerance", 0, 0, &s->tolerance));

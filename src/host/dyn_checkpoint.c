@@ -83,6 +83,7 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_dbl(w, "stage.dt", dy->cur.dt);
   crd_ckpt_text_int(w, "stage.good", dy->cur.good);
   crd_ckpt_text_dbl(w, "stage.E_prev", dy->cur.E_prev);
+  crd_ckpt_text_dbl(w, "stage.xi_kappa", dy->cur.xi_kappa);
   crd_ckpt_text_dbl(w, "stage.x_roundoff", dy->cur.x_roundoff);
   crd_ckpt_text_int(w, "stage.n", dy->cur.n);
   crd_ckpt_text_int(w, "stage.nsteps", dy->cur.nsteps);
@@ -99,6 +100,9 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_int(w, "dyn.newton_iters", dy->newton_iters);
   crd_ckpt_text_int(w, "dyn.cuts", dy->cuts);
   crd_ckpt_text_dbl(w, "max_energy_residual", dy->max_energy_residual);
+  crd_ckpt_text_int(w, "dyn.mono_steps", dy->mono_steps);
+  crd_ckpt_text_int(w, "dyn.mono_iters", dy->mono_iters);
+  crd_ckpt_text_dbl(w, "dyn.xi_max", dy->xi_max);
   crd_ckpt_text_dbl(w, "rot_mass_scaling", dy->rot_mass_scaling);
   crd_ckpt_text_dbl(w, "dt_auto", dy->dt_auto);
   crd_ckpt_text_dbl(w, "external_work", r->wext);
@@ -176,6 +180,7 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   GET_D("stage.dt", dy->cur.dt);
   GET_I("stage.good", dy->cur.good);
   GET_D("stage.E_prev", dy->cur.E_prev);
+  GET_D("stage.xi_kappa", dy->cur.xi_kappa);
   GET_D("stage.x_roundoff", dy->cur.x_roundoff);
   GET_I("stage.n", dy->cur.n);
   GET_I("stage.nsteps", dy->cur.nsteps);
@@ -192,6 +197,9 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   GET_I("dyn.newton_iters", dy->newton_iters);
   GET_I("dyn.cuts", dy->cuts);
   GET_D("max_energy_residual", dy->max_energy_residual);
+  GET_I("dyn.mono_steps", dy->mono_steps);
+  GET_I("dyn.mono_iters", dy->mono_iters);
+  GET_D("dyn.xi_max", dy->xi_max);
   GET_D("rot_mass_scaling", dy->rot_mass_scaling);
   GET_D("dt_auto", dy->dt_auto);
   GET_D("external_work", r->wext);

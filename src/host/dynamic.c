@@ -52,6 +52,9 @@ int crd_dynamic_run(crd_run *r)
   r->dyn.implicit_steps = dy->implicit_steps;
   r->dyn.explicit_steps = dy->explicit_steps;
   r->dyn.max_energy_residual = dy->max_energy_residual;
+  r->dyn.mono_steps = dy->mono_steps;
+  r->dyn.mono_iters = dy->mono_iters;
+  r->dyn.xi_max = dy->xi_max;
   r->dyn.rot_mass_scaling = dy->rot_mass_scaling;
   r->dyn.dt_stable = dy->dt_auto;
   r->dyn.step = dy->step;

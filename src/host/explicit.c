@@ -92,7 +92,7 @@ double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double r
         for (int j = 0; j < 2; ++j)
           Mp[4 * a + 2 * i + j] = P * (A1[i] * A1[j] + A1[2 + i] * A1[2 + j] + A1[4 + i] * A1[4 + j]);
     }
-    crd_q4_mat mt = {s->E, s->nu, s->thickness};
+    crd_q4_mat mt = {s->E, s->nu, s->thickness, 0.0};
     crd_q4_global(X0, P0, d, p, l, &mt, NULL, K, &md);
     double lam = element_lambda_max(K, Mt, Mp);
     if (lam > lmax) lmax = lam;

@@ -58,6 +58,7 @@ typedef struct im_work {
   double *Bs;                               /* 6*nn: bases P_i (3x2) */
   double *R, *Fi, *Fin, *Fe, *dx; /* neq */
   double *fin_e, *fg_e;           /* 20*ne: element inertia and internal forces */
+  double xi;                      /* the step's algorithmic dissipation (crd_q4_mat.xi) */
   double *E_e;                    /* 400*ne: the non-symmetric part of the element Newton matrices */
   double *xe, *y;                 /* neq: inner iteration vectors */
   double x_roundoff;              /* the increment norm that round-off of the positions allows */
@@ -156,7 +157,7 @@ static int build_state(crd_problem *pb, im_work *w, const ga_param *g, double dt
 static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_param *g, double cm,
                     int want_K, double *U)
 {
-  crd_mid_in in = {w->d0, w->p0, w->df, w->pf, w->Am, w->WAm, w->Bs, dy->C, 1.0 - g->af, cm};
+  crd_mid_in in = {w->d0, w->p0, w->df, w->pf, w->Am, w->WAm, w->Bs, dy->C, 1.0 - g->af, cm, w->xi};
   crd_mid_out out = {w->Fi, w->Fin, w->fg_e, w->fin_e, w->E_e, 0.0};
   int rc = pb->be->ops->eval_mid(pb->be, pb, &in, want_K, &out);
   if (rc) return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
@@ -310,12 +311,10 @@ static int sweep_cb(void *ctx, const double *b, double *x)
   return sweep_solve(c->pb, c->w, b, x);
 }
 
-/* One step t0 -> t0 + dt.  0: converged (state, rates and *U at the end);
- * CRD_WARN_*: not converged, the state is restored (the caller cuts). */
-static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double t0,
-                   double dt, int *iters, double *res, double *U)
+/* The start of a step: the state and rates at t0 saved, the
+ * constant-velocity predictor of the increment. */
+static void ga_start(crd_problem *pb, const crd_dyn *dy, im_work *w, double dt)
 {
-  crd_problem *pb = r->pb;
   size_t nn = (size_t)pb->nn;
   memcpy(w->d0, pb->d, 3 * sizeof(double) * nn);
   memcpy(w->p0, pb->p, 3 * sizeof(double) * nn);
@@ -336,6 +335,20 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       w->du[k] = pb->eq[k] >= 0 ? dt * w->V0[k] : 0.0; /* constant-velocity predictor */
     }
   }
+}
+
+/* One step t0 -> t0 + dt with the dissipation w->xi.  0: converged (state,
+ * rates in dy and *U at the end; the pairs are switched by the caller once
+ * it accepts the step); CRD_WARN_*: not converged, the state is restored
+ * (the caller cuts).  warm: solve the same step again from the converged
+ * state of the last call (only w->xi changed): the start state saved then
+ * and the increment are kept. */
+static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double t0,
+                   double dt, int warm, int *iters, double *res, double *U)
+{
+  crd_problem *pb = r->pb;
+  size_t nn = (size_t)pb->nn;
+  if (!warm) ga_start(pb, dy, w, dt);
   double t1 = t0 + dt, tf = t0 + (1.0 - g->af) * dt;
   crd_problem_set_prescribed(pb, t1, 0);
   for (int k = 0; k < pb->npres; ++k) {
@@ -345,7 +358,7 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
   double cm = (1.0 - g->am) / (g->beta * dt * dt);
   crd_tie_step tst = {w->d0, w->p0, w->df, w->pf, w->Bs, w->E_e, dt, g->am, g->af, g->beta, g->gamma, tf};
   w->ts = tst;
-  crd_ties_begin(w->ties, pb, &w->ts, w->du);
+  if (!warm) crd_ties_begin(w->ties, pb, &w->ts, w->du);
   int n = pb->neq, rc = 0;
   double dxn = 0.0;
   for (int it = 0;; ++it) {
@@ -428,7 +441,6 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       dy->w[3 * i + c] = w->W1[3 * i + c];
       dy->wa[3 * i + c] = w->WA1[3 * i + c];
     }
-  crd_problem_switch_pairs(pb);
   return 0;
 }
 
@@ -445,6 +457,73 @@ static void restore_all(crd_problem *pb, crd_dyn *dy, const im_work *w)
       dy->w[3 * i + c] = w->W0[3 * i + c];
       dy->wa[3 * i + c] = w->WA0[3 * i + c];
     }
+}
+
+/* Total energy K + U - W after a converged step (the watchdog's and the
+ * history's: kinetic + strain - external work); *dW the step's external
+ * work, *scale the energy scale. */
+static double step_energy(crd_run *r, crd_dyn *dy, const im_work *w, double h, double U, double *dW,
+                          double *scale)
+{
+  crd_problem *pb = r->pb;
+  crd_dyn_measure(dy, pb);
+  *dW = crd_loads_work(r->loads, pb, r->t_prev, dy->t + h, 0, r->d_prev, r->p_prev) +
+        crd_ties_step_work(w->ties);
+  *scale = fmax(*scale, fmax(dy->kinetic + U, fabs(r->wext + *dW)));
+  return dy->kinetic + U - (r->wext + *dW);
+}
+
+/* Monotone energy for rho_inf < 1 ("monotone_energy", docs/dynamics.md).
+ * The total energy at the step ends of generalized-alpha is not a Lyapunov
+ * function: a step may raise it by a little.  A step that raises it, e =
+ * E_n+1 - E_n > 0, under steady loads (crd_loads_steady: their work is the
+ * same whatever time of the step the scheme takes them at; under loads
+ * that vary, E_n+1 - E_n also holds the difference between the work of
+ * F(t_n+1-alpha_f) and the trapezoidal work, of first order in the step,
+ * which is no energy error of the scheme) is solved again with the
+ * dissipative stress xi C (eps_b - eps_a) of crd_q4_local_avg, which takes
+ * energy out (xi |d eps|_C^2 >= 0) and has no resultant force or moment,
+ * with xi found by a secant on e(xi) that brings e to or below zero:
+ *   xi_1 = 1.25 kappa e_0   (kappa = xi / (e(0) - e(xi)) of the last such
+ *                            step: the inverse of |d eps|_C^2; 1e-3 at first)
+ *   xi_k+1 = xi_k + (xi_k - xi_k-1) (e_k + e_0 / 4) / (e_k-1 - e_k)
+ * aiming a quarter of the rise below zero, each solve warm from the last.
+ * A step it cannot bring down in CRD_MONO_TRIES solves is cut like one that
+ * did not converge. */
+#define CRD_MONO_TRIES 8
+static int monotone(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double h,
+                    double E_prev, double e0, int *iters, double *res, double *U, double *E, double *dW,
+                    double *scale)
+{
+  crd_problem *pb = r->pb;
+  double xa = 0.0, ea = e0, xb = dy->cur.xi_kappa > 0 ? 1.25 * dy->cur.xi_kappa * e0 : 1e-3;
+  for (int k = 0; k < CRD_MONO_TRIES; ++k) {
+    int it = 0;
+    w->xi = xb;
+    int rc = ga_step(r, dy, w, st, g, dy->t, h, 1, &it, res, U);
+    *iters += it;
+    dy->mono_iters += it;
+    if (rc) { /* the rates in dy are those of the first solve */
+      restore_all(pb, dy, w);
+      return rc;
+    }
+    *E = step_energy(r, dy, w, h, *U, dW, scale);
+    double eb = *E - E_prev;
+    if (eb <= 0.0) {
+      dy->cur.xi_kappa = xb / (e0 - eb);
+      dy->mono_steps++;
+      if (xb > dy->xi_max) dy->xi_max = xb;
+      return 0;
+    }
+    double xn = ea > eb ? xb + (xb - xa) * (eb + 0.25 * e0) / (ea - eb) : 4.0 * xb;
+    xa = xb;
+    ea = eb;
+    xb = fmin(fmax(xn, 1.5 * xb), 64.0 * xb);
+  }
+  restore_all(pb, dy, w);
+  return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                     "the energy rose by %.3g (%.3g of the energy scale) and %d solves with the dissipation "
+                     "up to xi = %.3g did not bring it down", e0, e0 / *scale, CRD_MONO_TRIES, xa);
 }
 
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
@@ -476,23 +555,27 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   dy->cur.x_roundoff = w.x_roundoff;
   int nsteps = (int)ceil((st->t_end - dy->t) / dt_nom - 1e-9), every = nsteps > 20 ? nsteps / 20 : 1;
   int k0 = dy->implicit_steps;
+  /* prescribed motion does work the energy balance does not count */
+  const int mono = st->monotone_energy && st->rho_inf < 1.0 && pb->npres == 0;
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   while (dy->t < st->t_end - 1e-9 * dt_nom) {
     double h = fmin(dt, st->t_end - dy->t);
     if (st->t_end - (dy->t + h) < 1e-6 * dt_nom) h = st->t_end - dy->t;
     int iters = 0;
     double res = 0.0, U = 0.0;
-    rc = ga_step(r, dy, &w, st, &g, dy->t, h, &iters, &res, &U);
-    double E = 0.0, scale = dy->cur.E_scale;
+    w.xi = 0.0;
+    rc = ga_step(r, dy, &w, st, &g, dy->t, h, 0, &iters, &res, &U);
+    double E = 0.0, scale = dy->cur.E_scale, dW = 0.0;
     if (rc == 0) {
       crd_dyn_test_energy(r, dy->step + 1, dy, pb);
+      E = step_energy(r, dy, &w, h, U, &dW, &scale);
+      if (mono && E > E_prev && crd_ties_step_work(w.ties) == 0.0 &&
+          crd_loads_steady(pb, dy->t, dy->t + (1.0 - g.af) * h, dy->t + h))
+        rc = monotone(r, dy, &w, st, &g, h, E_prev, E - E_prev, &iters, &res, &U, &E, &dW, &scale);
+    }
+    if (rc == 0) {
       /* energy watchdog, before the step is accepted: with no external
        * power the total energy must not rise (rho_inf <= 1) */
-      crd_dyn_measure(dy, pb);
-      double dW = crd_loads_work(r->loads, pb, r->t_prev, dy->t + h, 0, r->d_prev, r->p_prev) +
-                  crd_ties_step_work(w.ties);
-      E = dy->kinetic + U - (r->wext + dW);
-      scale = fmax(scale, fmax(dy->kinetic + U, fabs(r->wext + dW)));
       if (dW == 0.0 && pb->npres == 0 && E - E_prev > CRD_WATCH_ENERGY_RISE * scale) {
         restore_all(pb, dy, &w);
         rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
@@ -516,6 +599,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
       continue;
     }
     if (rc < 0) goto out;
+    crd_problem_switch_pairs(pb);
     crd_ties_accept(w.ties);
     dy->t += h;
     dy->step++;

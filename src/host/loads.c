@@ -193,6 +193,20 @@ int crd_loads_assemble(const crd_loads *L, crd_problem *pb, double t, int is_sta
   return 0;
 }
 
+int crd_loads_steady(const crd_problem *pb, double t0, double tm, double t1)
+{
+  for (int k = 0; k < pb->m->nloads; ++k) {
+    enum crd_load_kind kd = pb->m->loads[k].kind;
+    double f0 = crd_loads_factor(pb, k, t0, 0);
+    if (kd != CRD_LOAD_FORCE && kd != CRD_LOAD_GRAVITY) return 0;
+    /* equal to the round-off of a table's interpolation (a pulse that
+     * ends at t_n leaves 1e-14 there) */
+    double tol = 1e-12 * fmax(1.0, fabs(f0));
+    if (fabs(crd_loads_factor(pb, k, tm, 0) - f0) > tol || fabs(crd_loads_factor(pb, k, t1, 0) - f0) > tol) return 0;
+  }
+  return 1;
+}
+
 double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, double t1, int is_static,
                       const double *d0, const double *p0s)
 {

@@ -52,7 +52,7 @@ static void element_results(const crd_problem *pb, double *sc, double *ex, doubl
     crd_elem_gather3(qd, pb->d, d);
     crd_elem_gather3(qd, pb->p, p);
     const crd_section *s = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {s->E, s->nu, s->thickness};
+    crd_q4_mat mt = {s->E, s->nu, s->thickness, 0.0};
     crd_q4_results res;
     crd_q4_results_global(X0, p0, d, p, &mt, &res);
     const double v[RES_NSCALAR] = {res.N[0], res.N[1], res.N[2], res.M[0], res.M[1],
@@ -326,6 +326,9 @@ static int write_summary(crd_run *r, double wall, const char *status, const char
     cJSON_AddNumberToObject(d, "newton_per_implicit_step",
                             r->dyn.implicit_steps ? (double)r->newton_iters / r->dyn.implicit_steps : 0.0);
     cJSON_AddNumberToObject(d, "max_energy_change_per_step_rho1", r->dyn.max_energy_residual);
+    cJSON_AddNumberToObject(d, "monotone_energy_steps", r->dyn.mono_steps);
+    cJSON_AddNumberToObject(d, "monotone_energy_iterations", r->dyn.mono_iters);
+    cJSON_AddNumberToObject(d, "monotone_energy_max_xi", r->dyn.xi_max);
     cJSON_AddNumberToObject(d, "rotational_mass_scaling", r->dyn.rot_mass_scaling);
     cJSON_AddNumberToObject(d, "explicit_stable_dt", r->dyn.dt_stable);
   }

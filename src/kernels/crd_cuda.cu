@@ -50,6 +50,7 @@ __global__ void crd_cu_k_static(int ne, int want_k, const int *quads, const doub
     mt.E = mat[3 * e];
     mt.nu = mat[3 * e + 1];
     mt.h = mat[3 * e + 2];
+    mt.xi = 0.0;
     double u;
     skind = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, sf, sk, &u);
     ue[e] = u;
@@ -65,7 +66,7 @@ __global__ void crd_cu_k_mid(int ne, int want_k, const int *quads, const double 
                              const double *d0n, const double *pan, const double *dbn, const double *pbn,
                              const double *dfn, const double *pfn, const double *amn, const double *wamn,
                              const double *Bsn, const int *ln, const double *Cn, const double *mat, double cf,
-                             double cm, double *fg, double *fin, double *ke, double *E, double *ue, int *kind,
+                             double cm, double xi, double *fg, double *fin, double *ke, double *E, double *ue, int *kind,
                              int *first_bad)
 {
   __shared__ double sfg[20], sfin[20], sk[210], sE[400];
@@ -76,6 +77,7 @@ __global__ void crd_cu_k_mid(int ne, int want_k, const int *quads, const double 
     mt.E = mat[3 * e];
     mt.nu = mat[3 * e + 1];
     mt.h = mat[3 * e + 2];
+    mt.xi = xi;
     double u;
     int b = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                          want_k, sfg, sfin, sk, sE, &u);
@@ -108,6 +110,7 @@ __global__ void crd_cu_k_static_thread(int ne, int want_k, const int *quads, con
   mt.E = mat[3 * e];
   mt.nu = mat[3 * e + 1];
   mt.h = mat[3 * e + 2];
+  mt.xi = 0.0;
   int k = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e, ke + 210 * (size_t)e,
                           ue + e);
   kind[e] = k;
@@ -118,7 +121,7 @@ __global__ void crd_cu_k_mid_thread(int ne, int want_k, const int *quads, const 
                                     const double *d0n, const double *pan, const double *dbn, const double *pbn,
                                     const double *dfn, const double *pfn, const double *amn, const double *wamn,
                                     const double *Bsn, const int *ln, const double *Cn, const double *mat,
-                                    double cf, double cm, double *fg, double *fin, double *ke, double *E,
+                                    double cf, double cm, double xi, double *fg, double *fin, double *ke, double *E,
                                     double *ue, int *kind, int *first_bad)
 {
   const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -127,6 +130,7 @@ __global__ void crd_cu_k_mid_thread(int ne, int want_k, const int *quads, const 
   mt.E = mat[3 * e];
   mt.nu = mat[3 * e + 1];
   mt.h = mat[3 * e + 2];
+  mt.xi = xi;
   int b = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                        want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
                        E + 400 * (size_t)e, ue + e);
@@ -215,11 +219,11 @@ int crd_cu_mid(cudaStream_t st, const crd_cu_mid_args *a)
   if (a->ne > 0 && a->per_thread)
     crd_cu_k_mid_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa, a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
-        a->C, a->mat, a->cf, a->cm, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);
+        a->C, a->mat, a->cf, a->cm, a->xi, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);
   else if (a->ne > 0)
     crd_cu_k_mid<<<(unsigned)a->ne, CRD_CU_BLOCK, 0, st>>>(a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa,
                                                            a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
-                                                           a->C, a->mat, a->cf, a->cm, a->fg, a->fin, a->ke, a->E,
+                                                           a->C, a->mat, a->cf, a->cm, a->xi, a->fg, a->fin, a->ke, a->E,
                                                            a->ue, a->kind, a->first_bad);
   return (int)cudaGetLastError();
 }

@@ -26,6 +26,7 @@ __kernel void crd_k_static(const int ne, const int want_k, __global const int *q
   mt.E = mat[3 * e];
   mt.nu = mat[3 * e + 1];
   mt.h = mat[3 * e + 2];
+  mt.xi = 0.0;
   kind[e] = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * e, ke + 210 * e, ue + e);
 }
 
@@ -36,7 +37,7 @@ __kernel void crd_k_mid(const int ne, const int want_k, __global const int *quad
                         __global const double *Bsn, __global const int *ln, __global const double *Cn,
                         __global const double *mat, const double cf, const double cm, __global double *fg,
                         __global double *fin, __global double *ke, __global double *E, __global double *ue,
-                        __global int *kind)
+                        __global int *kind, const double xi)
 {
   int e = (int)get_group_id(0);
   if (e >= ne || get_local_id(0) != 0) return;
@@ -44,6 +45,7 @@ __kernel void crd_k_mid(const int ne, const int want_k, __global const int *quad
   mt.E = mat[3 * e];
   mt.nu = mat[3 * e + 1];
   mt.h = mat[3 * e + 2];
+  mt.xi = xi;
   kind[e] = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                          want_k, fg + 20 * e, fin + 20 * e, ke + 210 * e, E + 400 * (size_t)e, ue + e);
 }

@@ -63,6 +63,7 @@ __kernel void crd_kx_elem(const int ne, const int j, __global const int *quads, 
   mt.E = mat[3 * e];
   mt.nu = mat[3 * e + 1];
   mt.h = mat[3 * e + 2];
+  mt.xi = 0.0;
   int kd = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, 0, fe + 20 * e, ke, ue + e);
   kind[e] = kd;
   if (kd) {

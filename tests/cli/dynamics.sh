@@ -6,4 +6,5 @@
 CRDYN=${CRDYN:-./build/crdyn}
 python3 tests/dyn/checks.py "$CRDYN" || exit 1
 python3 tests/dyn/order.py "$CRDYN" implicit | sed 's/^ok 1 /ok /; s/^not ok 1 /not ok /' | grep -v '^1\.\.'
+python3 tests/dyn/order.py "$CRDYN" implicit-dissipative | sed 's/^ok 1 /ok /; s/^not ok 1 /not ok /' | grep -v '^1\.\.'
 python3 tests/dyn/order.py "$CRDYN" explicit | sed 's/^ok 1 /ok /; s/^not ok 1 /not ok /' | grep -v '^1\.\.'

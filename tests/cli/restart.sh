@@ -66,6 +66,13 @@ interrupt_restart "$FP" "$T/fp_ref" fp "$(rnd 1 "$nfp")"
 # the load phase ends at t = 5 (step 100): a restart inside it and after it
 interrupt_restart "$FP" "$T/fp_ref" fp_load "$(rnd 1 99)"
 interrupt_restart "$FP" "$T/fp_ref" fp_tumble "$(rnd 101 "$nfp")"
+# rho_inf = 0.8: steps solved again with the dissipation xi, whose first
+# guess (stage.xi_kappa) the checkpoint carries
+FD=tests/restart/flying_plate_dissipative.json
+"$CRDYN" run "$FD" --out "$T/fd_ref" --quiet >/dev/null 2>&1
+nmono=$(tr -d ' \t' <"$T/fd_ref/summary.json" | grep -o '"monotone_energy_steps":[0-9]*' | cut -d: -f2)
+check "[ '${nmono:-0}' -gt 0 ]" "flying plate rho_inf = 0.8: the monotone energy control acts (${nmono:-no} steps solved again)"
+interrupt_restart "$FD" "$T/fd_ref" fd_tumble "$(rnd 101 "$nfp")"
 
 # a real SIGINT after a random delay (the run takes a few seconds)
 delay=$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.3 + 2.5 * rand() }')
