@@ -14,8 +14,9 @@ typedef struct crd_solver crd_solver;
 typedef struct crd_solver_stats {
   double analyse_s, factor_s, solve_s;   /* accumulated wall time */
   int nanalyse, nfactor, nsolve;
-  double nnz_factor;                     /* entries of L */
-  double flops_factor;                   /* flops of one numeric factorization */
+  double nnz_factor;                     /* entries of L (of the exact factor) */
+  double nnz_stored;                     /* values stored for L (relaxed supernodes add zeros; 0: unknown) */
+  double flops_factor;                   /* flops of one numeric factorization (exact factor) */
   double factor_first_s;                 /* the first numeric factorization of a pattern (allocates L) */
   double refactor_min_s, refactor_s;     /* later ones: fastest, and their sum */
   int nrefactor;
