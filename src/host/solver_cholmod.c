@@ -10,15 +10,40 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 #include <time.h>
 
 #include <cholmod.h>
 
+
 #include "crdyn/error.h"
 #include "crdyn/solver.h"
 #include "crdyn/trace.h"
 #include "solver_priv.h"
+
+/* CHOLMOD 3 (SuiteSparse 5.x, Debian 12) runs loops of its supernodal
+ * factorization under a fixed num_threads(CHOLMOD_OMP_NUM_THREADS = 4)
+ * clause, whatever the caller's thread count: on 2 cores, beside
+ * OpenBLAS's own threads, every supernode then oversubscribes the machine
+ * (measured on the 100x100 plate, 50k DOFs, default environment: a Newton
+ * iteration 0.43 s with --threads 2, 0.49 s with --threads 1; 0.20 s and
+ * 0.25 s with this).  With max-active-levels 0 for the call no
+ * region can be active: those loops run on the calling thread; the dense
+ * kernels keep the BLAS's threads. */
+#ifdef _OPENMP
+#define CHOL_SERIAL(call)                                                            \
+  do {                                                                               \
+    int lv_ = omp_get_max_active_levels();                                           \
+    omp_set_max_active_levels(0); /* no region may be active: CHOLMOD's run here */ \
+    call;                                                                            \
+    omp_set_max_active_levels(lv_);                                                  \
+  } while (0)
+#else
+#define CHOL_SERIAL(call) do { call; } while (0)
+#endif
 
 /* crd_solver_ops: solver_priv.h */
 
@@ -137,12 +162,12 @@ static int chol_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   s->c.nrelax[0] = 32;
   s->c.nrelax[1] = 128;
   s->c.nrelax[2] = 256;
-  s->L = cholmod_analyze(&S, &s->c);
+  CHOL_SERIAL(s->L = cholmod_analyze(&S, &s->c));
   if (!s->L && s->c.status != CHOLMOD_OUT_OF_MEMORY) {
     chol_msg[0] = 0;
     s->c.status = CHOLMOD_OK;
     s->c.method[0].ordering = CHOLMOD_AMD;
-    s->L = cholmod_analyze(&S, &s->c);
+    CHOL_SERIAL(s->L = cholmod_analyze(&S, &s->c));
   }
   if (!s->L)
     return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD analyse of a %d x %d matrix (%lld stored entries) failed: %s%s%s",
@@ -154,13 +179,15 @@ static int chol_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   return 0;
 }
 
+
 static int chol_factorize(void *impl, const crd_csr *A, int32_t *failed_eq)
 {
   chol_impl *s = impl;
   cholmod_sparse S = chol_wrap(A);
   chol_msg[0] = 0;
   s->c.status = CHOLMOD_OK;
-  int ok = cholmod_factorize(&S, s->L, &s->c);
+  int ok;
+  CHOL_SERIAL(ok = cholmod_factorize(&S, s->L, &s->c));
   if (ok && (s->c.status == CHOLMOD_NOT_POSDEF || s->L->minor < s->L->n)) {
     /* L->minor counts in the permuted matrix P A P'; Perm maps it back to
      * the caller's equation. */
@@ -196,7 +223,9 @@ static int chol_solve(void *impl, const double *b, double *x)
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
   chol_msg[0] = 0;
-  if (!cholmod_solve2(CHOLMOD_A, s->L, &B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c))
+  int ok;
+  CHOL_SERIAL(ok = cholmod_solve2(CHOLMOD_A, s->L, &B, NULL, &s->X, NULL, &s->Y, &s->E, &s->c));
+  if (!ok)
     return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD solve (n = %zu) failed: %s%s%s", n,
                    chol_status_name(s->c.status), chol_msg[0] ? ": " : "", chol_msg);
   /* Copy out last, so that x may alias b. */
