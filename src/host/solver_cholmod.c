@@ -148,20 +148,11 @@ static int chol_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   s->c.nmethods = 1;
   s->c.method[0].ordering = CHOLMOD_METIS;
   s->c.postorder = 1;
-  /* Relaxed amalgamation (cholmod_core.h: columns merge into a supernode of
-   * ns columns when ns <= nrelax[0], or ns <= nrelax[1] with fewer than
-   * zrelax[0] new zeros, ...).  The defaults (4, 16, 48) leave the
-   * supernodes of a shell matrix (5 DOFs per node, 2D mesh) small and the
-   * dense kernels on them short.  Measured on the 100x100 plate (50k DOFs,
-   * 13 refactorizations, user CPU time of the run, alternating runs on this
-   * 2-core machine): defaults 6.3 s, (8, 64, 256) 5.5 s, (32, 128, 256)
-   * 5.2 s, i.e. the factorizations about 25% faster; L stores 9.3e6, 1.1e7
-   * and 1.4e7 values (7.8e6 nonzeros).  (64, 256, 512) gained nothing more
-   * and (128, 512, 1024) was slower.  The memory of L grows by half for the
-   * speed; the bench records both (nnz_L_stored, peak RSS). */
-  s->c.nrelax[0] = 32;
-  s->c.nrelax[1] = 128;
-  s->c.nrelax[2] = 256;
+  /* CHOLMOD's default relaxed amalgamation (nrelax 4, 16, 48) is kept:
+   * (32, 128, 256) stores half as much L again (1.4e7 values instead of
+   * 9.3e6 on the 100x100 plate) and, with CHOL_SERIAL, factorizes no
+   * faster (alternating runs; an earlier A/B that favoured it was made in
+   * the oversubscribed default environment). */
   CHOL_SERIAL(s->L = cholmod_analyze(&S, &s->c));
   if (!s->L && s->c.status != CHOLMOD_OUT_OF_MEMORY) {
     chol_msg[0] = 0;
