@@ -24,6 +24,9 @@ typedef struct crd_solver_stats {
 
 /* name: "cholmod" (or "auto"/NULL for the default). */
 int crd_solver_create(const char *name, crd_solver **s);
+/* Threads of the dense kernels (the BLAS under CHOLMOD) for the process:
+ * the run's --threads (OpenBLAS would otherwise take every core). */
+void crd_solver_set_blas_threads(int n);
 int crd_solver_analyse(crd_solver *s, const crd_csr *A);
 /* Returns CRD_WARN_NOT_POSDEF (message names the equation) when a pivot is
  * not positive: the caller decides (cut the step, report a singular model). */

@@ -435,6 +435,7 @@ int crd_run_case(const crd_run_opts *opts)
   }
   int nthreads = opts->threads;
   if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  crd_solver_set_blas_threads(nthreads);
   if ((rc = crd_problem_create(m, nthreads, &r->pb))) goto out;
   if (strcmp(be, "cpu") || opts->device >= 0) {
     if ((rc = crd_problem_set_backend(r->pb, be, opts->device))) {

@@ -47,6 +47,13 @@
 
 /* crd_solver_ops: solver_priv.h */
 
+void openblas_set_num_threads(int n); /* OpenBLAS's (the Makefile links -lopenblas) */
+
+void crd_solver_set_blas_threads(int n)
+{
+  if (n > 0) openblas_set_num_threads(n);
+}
+
 /* ======================================================================== */
 /* CHOLMOD backend                                                          */
 /* ======================================================================== */
