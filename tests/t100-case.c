@@ -217,7 +217,10 @@ static void test_rigid_and_generated(void)
 
 static void test_file(void)
 {
-  const char *path = "/tmp/crd_t100_case.json";
+  /* a directory of its own: two test runs at once must not share the file */
+  char tdir[] = "/tmp/crd_t100f_XXXXXX", path[256];
+  if (!mkdtemp(tdir)) { T_OK(0, "mkdtemp %s", tdir); return; }
+  snprintf(path, sizeof path, "%s/crd_t100_case.json", tdir);
   FILE *f = fopen(path, "w");
   if (!f) { T_OK(0, "write %s", path); return; }
   fputs(J(CASE(STAT)), f);
@@ -228,6 +231,7 @@ static void test_file(void)
        !strcmp(m->case_path, path), "crd_case_load from a file: title and dir from the stem");
   crd_model_destroy(&m);
   remove(path);
+  rmdir(tdir);
 
   /* a Gmsh part, found relative to the case file; its physical group becomes a set */
   char dir[] = "/tmp/crd_t100_XXXXXX", msh[256], cas[256];

@@ -27,11 +27,11 @@ int crd_loads_assemble(const crd_loads *L, crd_problem *pb, double t, int is_sta
  * (trapezoidal rule in the factor, exact for dead forces). */
 double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, double t1, int is_static,
                       const double *d0, const double *p0s);
-/* 1 when over [t0, t1] the loads are steady: every load dead in space
- * (nodal forces and gravity: no moments, no follower pressure, no loads
- * on rigid bodies) with the same amplitude factor at t0, tm and t1 (the
- * work of such loads is F . du, whatever time in the step a scheme takes
- * them at). */
+/* 1 when over [t0, t1] the loads are steady: every load either off (its
+ * amplitude factor zero at t0, tm and t1) or dead in space (nodal forces
+ * and gravity: no moments, no follower pressure, no loads on rigid bodies)
+ * with the same factor at the three times (the work of such loads is
+ * F . du, whatever time in the step a scheme takes them at). */
 int crd_loads_steady(const crd_problem *pb, double t0, double tm, double t1);
 /* Nodal ρ h ∫N_i dA over the initial surface (3 equal entries per node not needed: nn). */
 const double *crd_loads_nodal_mass(const crd_loads *L);
