@@ -343,6 +343,7 @@ static void ga_start(crd_problem *pb, const crd_dyn *dy, im_work *w, double dt)
  * (the caller cuts).  warm: solve the same step again from the converged
  * state of the last call (only w->xi changed): the start state saved then
  * and the increment are kept. */
+#define CRD_MOD_GAIN 0.1
 static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double t0,
                    double dt, int warm, int *iters, double *res, double *U)
 {
@@ -361,13 +362,19 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
   if (!warm) crd_ties_begin(w->ties, pb, &w->ts, w->du);
   int n = pb->neq, rc = 0;
   double dxn = 0.0;
+  /* warm: modified Newton on the factor at hand (that of the solve just
+   * converged; only xi changed, by a little), forces alone per iteration,
+   * until an iteration gains less than CRD_MOD_GAIN: then full Newton */
+  int modified = warm;
+  double res_last = INFINITY;
   for (int it = 0;; ++it) {
     double te = crd_wtime();
-    if ((rc = build_state(pb, w, g, dt)) || (rc = assemble(pb, dy, w, g, cm, 1, U))) break;
+    const int want_K = !modified;
+    if ((rc = build_state(pb, w, g, dt)) || (rc = assemble(pb, dy, w, g, cm, want_K, U))) break;
     double *sd = pb->d, *sp = pb->p; /* loads at the midpoint configuration */
     pb->d = w->df;
     pb->p = w->pf;
-    rc = crd_loads_assemble(r->loads, pb, tf, 0, w->Fe, 1);
+    rc = crd_loads_assemble(r->loads, pb, tf, 0, w->Fe, want_K);
     pb->d = sd;
     pb->p = sp;
     r->time_eval += crd_wtime() - te;
@@ -414,9 +421,16 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
                        it, *res / ref, node, slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3);
       break;
     }
+    if (modified && it > 0 && *res > CRD_MOD_GAIN * res_last) {
+      modified = 0; /* the old factor does not carry it: evaluate K here */
+      continue;
+    }
+    res_last = *res;
     double tf0 = crd_wtime();
-    if ((rc = crd_ties_condense(w->ties, pb, &w->ts))) break;
-    rc = factorize(r, 1);
+    if (!modified) {
+      if ((rc = crd_ties_condense(w->ties, pb, &w->ts))) break;
+      rc = factorize(r, 1);
+    }
     r->time_factor += crd_wtime() - tf0;
     if (rc) break;
     double ts = crd_wtime();
