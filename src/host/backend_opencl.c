@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "crdyn/backend.h"
-#include "crdyn/elem_eval.h"
+#include "crdyn/elem_split.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
 
@@ -32,6 +32,8 @@ typedef struct ocl {
   cl_command_queue q;
   cl_program prog;
   cl_kernel k_static, k_mid, k_gather;
+  cl_kernel k_static_split, k_mid_split; /* the element split over a work-group (crd_elements.cl) */
+  int split;                             /* work-items per element for the split kernels; 0: serial */
   int ne, nn, neq, nnz;
   /* constant over a run */
   cl_mem quads, x, p0, mat, fptr, fidx, kptr, kidx, C;
@@ -186,6 +188,8 @@ static void ocl_free(ocl *o)
   if (o->k_static) clReleaseKernel(o->k_static);
   if (o->k_mid) clReleaseKernel(o->k_mid);
   if (o->k_gather) clReleaseKernel(o->k_gather);
+  if (o->k_static_split) clReleaseKernel(o->k_static_split);
+  if (o->k_mid_split) clReleaseKernel(o->k_mid_split);
   if (o->prog) clReleaseProgram(o->prog);
   if (o->clblast_lib) dlclose(o->clblast_lib);
   if (o->q) clReleaseCommandQueue(o->q);
@@ -219,6 +223,10 @@ static int build_program(ocl *o, cl_device_id dev, const char *dname)
   OCL(err, "clCreateKernel(crd_k_mid)");
   o->k_gather = clCreateKernel(o->prog, "crd_k_gather", &err);
   OCL(err, "clCreateKernel(crd_k_gather)");
+  o->k_static_split = clCreateKernel(o->prog, "crd_k_static_split", &err);
+  OCL(err, "clCreateKernel(crd_k_static_split)");
+  o->k_mid_split = clCreateKernel(o->prog, "crd_k_mid_split", &err);
+  OCL(err, "clCreateKernel(crd_k_mid_split)");
   struct { cl_kernel *k; const char *name; } kx[] = {{&o->kx_node1, "crd_kx_node1"}, {&o->kx_pres, "crd_kx_pres"},
       {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"}};
   for (size_t i = 0; i < sizeof kx / sizeof *kx; ++i) {
@@ -300,10 +308,57 @@ static int gather(ocl *o, int n, cl_mem ptr, cl_mem idx, cl_mem src, cl_mem dst)
   return 0;
 }
 
+/* One work-group per element: of o->split work-items for the split
+ * kernels, of one for the serial ones. */
 static int elems(ocl *o, cl_kernel k)
 {
-  size_t lws = 1, gws = (size_t)o->ne; /* one work-group (of one work-item, for now) per element */
+  size_t lws = o->split > 0 ? (size_t)o->split : 1, gws = (size_t)o->ne * lws;
   OCL(clEnqueueNDRangeKernel(o->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL), "element kernel");
+  return 0;
+}
+
+/* The element kernels' variant: CRDYN_OPENCL_SPLIT=N (N work-items per
+ * element, 0 for the serial kernels), else the split with 64 on a GPU
+ * device and the serial kernels on others (on PoCL's CPU device the split
+ * is slower: profiling/RESULTS.md).  N is bounded by what the device and
+ * the kernels allow; a device with less local memory than the workspace
+ * gets the serial kernels. */
+static int choose_split(ocl *o, cl_device_id dev, const char *dname)
+{
+  cl_device_type ty = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof ty, &ty, NULL);
+  int n = (ty & CL_DEVICE_TYPE_GPU) ? 64 : 0;
+  const char *env = getenv("CRDYN_OPENCL_SPLIT");
+  if (env && *env) {
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (*end || v < 0 || v > 1024)
+      return CRD_ERR(CRD_ERR_INPUT, "CRDYN_OPENCL_SPLIT=%s: expected the work-items per element, 0 to 1024 "
+                     "(0: one work-item per element)", env);
+    n = (int)v;
+  }
+  if (n == 0) {
+    o->split = 0;
+    return 0;
+  }
+  cl_ulong lmem = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+  if (lmem < sizeof(crd_elem_ws)) {
+    if (env && *env)
+      return CRD_ERR(CRD_ERR_BACKEND, "CRDYN_OPENCL_SPLIT=%s: %s has %llu bytes of local memory, the split "
+                     "element kernels need %zu", env, dname, (unsigned long long)lmem, sizeof(crd_elem_ws));
+    o->split = 0;
+    return 0;
+  }
+  size_t mx = 0, k1 = 0, k2 = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof mx, &mx, NULL);
+  clGetKernelWorkGroupInfo(o->k_static_split, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof k1, &k1, NULL);
+  clGetKernelWorkGroupInfo(o->k_mid_split, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof k2, &k2, NULL);
+  size_t lim = mx;
+  if (k1 && k1 < lim) lim = k1;
+  if (k2 && k2 < lim) lim = k2;
+  if (lim && (size_t)n > lim) n = (int)lim;
+  o->split = n;
   return 0;
 }
 
@@ -316,7 +371,7 @@ static int ocl_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   CRD_CALL(put(o, o->d, 3 * nn * sizeof(double), pb->d, "write d"));
   CRD_CALL(put(o, o->p, 3 * nn * sizeof(double), pb->p, "write p"));
   CRD_CALL(put(o, o->l, nn * sizeof(int), pb->l, "write l"));
-  cl_kernel k = o->k_static;
+  cl_kernel k = o->split ? o->k_static_split : o->k_static;
   int nei = o->ne;
   ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d);
   ARG(k, 6, o->p); ARG(k, 7, o->l); ARG(k, 8, o->mat); ARG(k, 9, o->fe); ARG(k, 10, o->ke); ARG(k, 11, o->ue);
@@ -362,7 +417,7 @@ static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   CRD_CALL(put(o, o->am, 5 * nn * sizeof(double), in->am, "write am"));
   CRD_CALL(put(o, o->wam, d3, in->wam, "write wam"));
   CRD_CALL(put(o, o->Bs, 2 * d3, in->Bs, "write Bs"));
-  cl_kernel k = o->k_mid;
+  cl_kernel k = o->split ? o->k_mid_split : o->k_mid;
   int nei = o->ne;
   cl_mem E = o->E ? o->E : o->ke; /* not written unless want_K */
   double cf = in->cf, cm = in->cm;
@@ -620,13 +675,18 @@ int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
     rc = CRD_ERR(CRD_ERR_BACKEND, "opencl: clCreateCommandQueue on device %d (%s): %s", pick, dname, cl_errstr(err));
     goto fail;
   }
-  if ((rc = CRD_CALLOC(pb->ne, &o->kind_h)) || (rc = build_program(o, dev, dname)) || (rc = upload_model(o, pb)))
+  if ((rc = CRD_CALLOC(pb->ne, &o->kind_h)) || (rc = build_program(o, dev, dname)) ||
+      (rc = choose_split(o, dev, dname)) || (rc = upload_model(o, pb)))
     goto fail;
   crd_backend *be;
   if ((rc = CRD_CALLOC(1, &be))) goto fail;
   be->ops = &ocl_ops;
   be->impl = o;
-  snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %s", pick, dname);
+  if (o->split)
+    snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %.180s, element split over %d work-items",
+             pick, dname, o->split);
+  else
+    snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %.200s", pick, dname);
   *out = be;
   return 0;
 fail:
