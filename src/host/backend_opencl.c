@@ -44,7 +44,7 @@ typedef struct ocl {
   cl_mem fe, fin, ke, E, ue, kind, F, Fin, K;
   int *kind_h;
   /* the resident explicit loop (ex_*): kernels and the stage's buffers */
-  cl_kernel kx_node1, kx_pres, kx_elem, kx_node2, kx_reduce;
+  cl_kernel kx_node1, kx_pres, kx_elem, kx_node2, kx_reduce, kx_elem_split;
   struct {
     int on, nload, npres, nw, cap;      /* cap: steps the factor tables hold */
     double dt, s;
@@ -182,7 +182,7 @@ static void ocl_free(ocl *o)
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
     if (*all[i]) clReleaseMemObject(*all[i]);
   ex_release(o);
-  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_elem, o->kx_node2, o->kx_reduce};
+  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_elem, o->kx_node2, o->kx_reduce, o->kx_elem_split};
   for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i)
     if (ks[i]) clReleaseKernel(ks[i]);
   if (o->k_static) clReleaseKernel(o->k_static);
@@ -228,7 +228,8 @@ static int build_program(ocl *o, cl_device_id dev, const char *dname)
   o->k_mid_split = clCreateKernel(o->prog, "crd_k_mid_split", &err);
   OCL(err, "clCreateKernel(crd_k_mid_split)");
   struct { cl_kernel *k; const char *name; } kx[] = {{&o->kx_node1, "crd_kx_node1"}, {&o->kx_pres, "crd_kx_pres"},
-      {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"}};
+      {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"},
+      {&o->kx_elem_split, "crd_kx_elem_split"}};
   for (size_t i = 0; i < sizeof kx / sizeof *kx; ++i) {
     *kx[i].k = clCreateKernel(o->prog, kx[i].name, &err);
     OCL(err, kx[i].name);
@@ -320,9 +321,10 @@ static int elems(ocl *o, cl_kernel k)
 /* The element kernels' variant: CRDYN_OPENCL_SPLIT=N (N work-items per
  * element, 0 for the serial kernels), else the split with 64 on a GPU
  * device and the serial kernels on others (on PoCL's CPU device the split
- * is slower: profiling/RESULTS.md).  N is bounded by what the device and
- * the kernels allow; a device with less local memory than the workspace
- * gets the serial kernels. */
+ * is slower: profiling/RESULTS.md).  The choice holds for the implicit
+ * kernels and the resident explicit loop's element kernel.  N is bounded
+ * by what the device and the kernels allow; a device with less local
+ * memory than the workspace gets the serial kernels. */
 static int choose_split(ocl *o, cl_device_id dev, const char *dname)
 {
   cl_device_type ty = 0;
@@ -350,13 +352,14 @@ static int choose_split(ocl *o, cl_device_id dev, const char *dname)
     o->split = 0;
     return 0;
   }
-  size_t mx = 0, k1 = 0, k2 = 0;
-  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof mx, &mx, NULL);
-  clGetKernelWorkGroupInfo(o->k_static_split, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof k1, &k1, NULL);
-  clGetKernelWorkGroupInfo(o->k_mid_split, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof k2, &k2, NULL);
-  size_t lim = mx;
-  if (k1 && k1 < lim) lim = k1;
-  if (k2 && k2 < lim) lim = k2;
+  size_t lim = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim, &lim, NULL);
+  cl_kernel ks[] = {o->k_static_split, o->k_mid_split, o->kx_elem_split};
+  for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i) {
+    size_t kw = 0;
+    clGetKernelWorkGroupInfo(ks[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kw, &kw, NULL);
+    if (kw && kw < lim) lim = kw;
+  }
   if (lim && (size_t)n > lim) n = (int)lim;
   o->split = n;
   return 0;
@@ -529,7 +532,8 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   OCL(clEnqueueWriteBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st0, st0, 0, NULL, NULL), "write status");
   int nn = o->nn, ne = o->ne, nw = o->ex.nw, j = 0, last = 0;
   double dt = o->ex.dt, s = o->ex.s;
-  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->kx_elem, k2 = o->kx_node2, kr = o->kx_reduce;
+  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->split ? o->kx_elem_split : o->kx_elem, k2 = o->kx_node2,
+            kr = o->kx_reduce;
   ARG(k1, 0, nn); ARG(k1, 2, dt); ARG(k1, 3, o->ex.eq); ARG(k1, 4, o->ex.locked); ARG(k1, 5, o->d);
   ARG(k1, 6, o->p); ARG(k1, 7, o->l); ARG(k1, 8, o->ex.v); ARG(k1, 9, o->ex.w); ARG(k1, 10, o->ex.a);
   ARG(k1, 11, o->ex.wa); ARG(k1, 12, o->ex.vh); ARG(k1, 13, o->ex.wh); ARG(k1, 14, o->ex.dprev);
@@ -548,13 +552,13 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   ARG(kr, 8, o->ex.w_a); ARG(kr, 9, o->ex.w_b); ARG(kr, 10, o->ex.facw); ARG(kr, 11, o->d); ARG(kr, 12, o->ex.dprev);
   ARG(kr, 13, o->ex.contrib); ARG(kr, 14, o->ue); ARG(kr, 15, o->ex.acc); ARG(kr, 16, o->ex.status);
   size_t lws = 64, gn = ((size_t)nn + lws - 1) / lws * lws, gp = ((size_t)np + lws - 1) / lws * lws;
-  size_t one = 1, gel = (size_t)ne;
+  size_t one = 1, lel = o->split ? (size_t)o->split : 1, gel = (size_t)ne * lel;
   for (j = 0; j < k; ++j) {
     last = j == k - 1;
     ARG(k1, 1, j); ARG(kp, 1, j); ARG(ke, 1, j); ARG(k2, 1, j); ARG(kr, 3, j); ARG(kr, 4, last);
     OCL(clEnqueueNDRangeKernel(o->q, k1, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
     if (np > 0) OCL(clEnqueueNDRangeKernel(o->q, kp, 1, NULL, &gp, &lws, 0, NULL, NULL), "prescribed kernel");
-    OCL(clEnqueueNDRangeKernel(o->q, ke, 1, NULL, &gel, &one, 0, NULL, NULL), "explicit element kernel");
+    OCL(clEnqueueNDRangeKernel(o->q, ke, 1, NULL, &gel, &lel, 0, NULL, NULL), "explicit element kernel");
     OCL(clEnqueueNDRangeKernel(o->q, k2, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
     OCL(clEnqueueNDRangeKernel(o->q, kr, 1, NULL, &one, &one, 0, NULL, NULL), "explicit reduction kernel");
   }

@@ -13,7 +13,8 @@
 # a device backend.  The split element kernels (CRDYN_OPENCL_SPLIT=32:
 # the element shared by the work-items of its group; the default on GPUs)
 # give the same histories as the serial ones to the bit (the implicit
-# flying plate and strip, the static roof), and a bad CRDYN_OPENCL_SPLIT is
+# flying plate and strip, the static roof, the resident explicit loop of
+# the flying plate and the strip), and a bad CRDYN_OPENCL_SPLIT is
 # refused.  Without an OpenCL device every check is skipped, said
 # and counted ("# SKIP"), unless CRDYN_REQUIRE_OPENCL=1 (CI): then it fails.
 CRDYN=${CRDYN:-./build/crdyn}
@@ -27,7 +28,8 @@ if ! "$CRDYN" devices >"$tmp/devices" 2>&1; then
   fi
   for c in flying_plate_short flying_plate_explicit strip_implicit strip_explicit strip_moment_explicit strip_prescribed \
            scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit checkpoint clblast resident_restart \
-           split_flying_plate_short split_strip_implicit split_scordelis_lo_4 split_bad_value; do
+           split_flying_plate_short split_strip_implicit split_scordelis_lo_4 split_flying_plate_explicit \
+           split_strip_explicit split_bad_value; do
     n=$((n + 1)); echo "ok $n # SKIP $c on OpenCL: $why"
   done
   echo "1..$n"; exit 0
@@ -119,7 +121,7 @@ if [ $r1 -ne 0 ] && [ $r2 -eq 0 ]; then
 else
   echo "not ok $n - resident loop interrupted ($r1) and restarted ($r2)"; sed 's/^/# /' "$tmp/log"
 fi
-for b in flying_plate_short strip_implicit scordelis_lo_4; do  # the split element kernels
+for b in flying_plate_short strip_implicit scordelis_lo_4 flying_plate_explicit strip_explicit; do  # split kernels
   c=tests/opencl/$b.json; [ -f "$c" ] || c=cases/$b.json
   n=$((n + 1))
   CRDYN_OPENCL_SPLIT=32 "$CRDYN" run "$c" --out "$tmp/sp_$b" --quiet --backend opencl >"$tmp/log" 2>&1
