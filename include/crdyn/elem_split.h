@@ -25,9 +25,11 @@
  * t500-backend checks against the serial bodies bitwise.
  *
  * Thread 0 keeps the element's state in private memory across the phases
- * (about 6 KB: frames, the midpoint state, T, k, K_G); the other threads
- * hold at most a Gauss point's operators (3.3 KB, threads 0..3) or an
- * entry's operands (1 KB). */
+ * (frames, the midpoint state, two 20x20 T's, k, K_G: ptxas reports a
+ * 17.7 KB stack frame for the midpoint body, 10.1 KB for the static one,
+ * and CUDA sizes every thread's frame by it); the other threads hold at
+ * most a Gauss point's operators (3.3 KB, threads 0..3) or an entry's
+ * operands (0.6 KB). */
 #ifndef CRDYN_ELEM_SPLIT_H
 #define CRDYN_ELEM_SPLIT_H
 
@@ -213,14 +215,14 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
     ue = crd_split_energy(ws, &md);
     for (int a = 0; a < 20; ++a) f[a] = ws->f[a];
     if (want_k) { /* M0 = Tf_phi, M1 = D (the factors of E), M2 = Tf */
-      double T0[400], T1[400], Tf[400], D[400];
+      double T0[400], T1[400]; /* two private matrices: thread 0's stack sets every thread's */
       crd_q4_transform_basis(&st.F, in.X0, in.df, in.pf, in.l, in.Bs, T0);
+      for (int a = 0; a < 400; ++a) ws->u.M[2][a] = T0[a];
       crd_q4_transform_basis(&st.Fb, in.X0, in.db, in.pb, in.l, 0, T1);
-      crd_q4_mid_skew_prep(T0, T1, st.J, st.Jb, Tf, D);
+      crd_q4_mid_skew_prep(T0, T1, st.J, st.Jb, T0, T1); /* in place: Tf_phi, D */
       for (int a = 0; a < 400; ++a) {
-        ws->u.M[0][a] = Tf[a];
-        ws->u.M[1][a] = D[a];
-        ws->u.M[2][a] = T0[a];
+        ws->u.M[0][a] = T0[a];
+        ws->u.M[1][a] = T1[a];
       }
     }
   }

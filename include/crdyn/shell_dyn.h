@@ -152,7 +152,8 @@ CRD_HD void crd_q4_phi_rows(const double *J, double *T)
  * crd_q4_transform_basis gives them; the phi rows are applied here).  The
  * products run c-outermost as row updates (see crd_q4_TtkT): the same sums
  * in the same order as dot products, in contiguous vectorizable loops. */
-/* The factors of E: Tf = Tf_phi and D = Tb_phi - Tf_phi from the raw T's. */
+/* The factors of E: Tf = Tf_phi and D = Tb_phi - Tf_phi from the raw T's
+ * (Tf may be Tf0 and Tb Tb0: in place). */
 CRD_HD void crd_q4_mid_skew_prep(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
                                  double *Tf, double *Tb)
 {
