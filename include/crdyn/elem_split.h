@@ -35,7 +35,7 @@
 
 #include "crdyn/elem_eval.h"
 
-/* The workspace of one element: 2,213 doubles (17.7 KB). */
+/* The workspace of one element: 2,217 doubles (17.7 KB). */
 typedef struct crd_elem_ws {
   crd_q4_avg_pre pre;
   double xl0[12];

@@ -195,6 +195,7 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
 
 /* What every Gauss point of the element needs (crd_q4_avg_prepare). */
 typedef struct crd_q4_avg_pre {
+  crd_q4_mat mt;             /* the material, for what the Gauss points need beyond A, D, s */
   double A[9], D[9], s;      /* constitutive blocks (crd_q4_constitutive) */
   double qbar[20], dq[20];   /* (1-w) q_a + w q_b and q_b - q_a */
   double Bc[4][20];          /* MITC4 tying-point rows (crd_q4_mitc_rows) */
@@ -216,6 +217,7 @@ typedef struct crd_q4_gpset {
 CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double *qb, double w,
                                const crd_q4_mat *mt, crd_q4_avg_pre *pr)
 {
+  pr->mt = *mt;
   crd_q4_constitutive(mt, pr->A, pr->D, &pr->s);
   for (int a = 0; a < 20; ++a) {
     pr->qbar[a] = (1.0 - w) * qa[a] + w * qb[a];
@@ -239,6 +241,7 @@ CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig,
 {
   const double gp = 0.57735026918962576451, cmean = pr->cmean, rb = pr->rb;
   const double *A = pr->A, *D = pr->D, *dq = pr->dq, s = pr->s;
+  /* a term that needs more of the material than A, D, s reads pr->mt */
   double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
   double *Bm = B, *Bb = B + 60, *Bs = B + 120, e[3], chi[3], gs[2], dNx[4], dNy[4];
   double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, Bm, Bb, Bs, e, chi, gs,
