@@ -35,7 +35,7 @@
 
 #include "crdyn/elem_eval.h"
 
-/* The workspace of one element: 2,217 doubles (17.7 KB). */
+/* The workspace of one element: 2,222 doubles (17.7 KB). */
 typedef struct crd_elem_ws {
   crd_q4_avg_pre pre;
   double xl0[12];
@@ -51,20 +51,24 @@ CRD_HD void crd_split_local_avg(CRD_LOCAL crd_elem_ws *ws, int want_k)
 {
   CRD_FOREACH_THREAD(ig, 4) {
     crd_q4_avg_pre pr = ws->pre;
-    double xl0[12], B[200], C[200], S[8], u;
+    double xl0[12], B[200], C[200], S[8], u, km;
     for (int a = 0; a < 12; ++a) xl0[a] = ws->xl0[a];
-    double det = crd_q4_avg_gp(xl0, &pr, ig, want_k, B, C, S, &u);
+    double det = crd_q4_avg_gp(xl0, &pr, ig, want_k, B, C, S, &u, &km);
     for (int a = 0; a < 200; ++a) ws->u.gs.B[ig][a] = B[a];
     if (want_k)
       for (int a = 0; a < 200; ++a) ws->u.gs.C[ig][a] = C[a];
     for (int a = 0; a < 8; ++a) ws->u.gs.S[ig][a] = S[a];
     ws->u.gs.det[ig] = det;
     ws->u.gs.u[ig] = u;
+    ws->u.gs.km[ig] = km;
   }
   CRD_SYNC();
-  double S[32], det[4], s = ws->pre.s;
+  double S[32], det[4], km[4], s = ws->pre.s;
   for (int a = 0; a < 32; ++a) S[a] = ws->u.gs.S[a / 8][a % 8];
-  for (int a = 0; a < 4; ++a) det[a] = ws->u.gs.det[a];
+  for (int a = 0; a < 4; ++a) {
+    det[a] = ws->u.gs.det[a];
+    km[a] = ws->u.gs.km[a];
+  }
   const int nk = want_k ? 210 : 0;
   CRD_FOREACH_THREAD(t, nk + 20) {
     double x[40], y[40];
@@ -76,7 +80,7 @@ CRD_HD void crd_split_local_avg(CRD_LOCAL crd_elem_ws *ws, int want_k)
     if (t < nk) {
       for (int ig = 0; ig < 4; ++ig)
         for (int c = 0; c < 10; ++c) y[10 * ig + c] = ws->u.gs.C[ig][20 * c + b];
-      double v = crd_q4_kt_entry(x, y, 1, S, det, s, a % 5 == 2 && b % 5 == 2);
+      double v = crd_q4_kt_entry(x, y, 1, S, det, km, s, a % 5 == 2 && b % 5 == 2);
       ws->k[20 * a + b] = v;
       ws->k[20 * b + a] = v;
     } else {

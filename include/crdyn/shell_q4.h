@@ -199,7 +199,7 @@ typedef struct crd_q4_avg_pre {
   double A[9], D[9], s;      /* constitutive blocks (crd_q4_constitutive) */
   double qbar[20], dq[20];   /* (1-w) q_a + w q_b and q_b - q_a */
   double Bc[4][20];          /* MITC4 tying-point rows (crd_q4_mitc_rows) */
-  double cmean, rb;          /* w (1-w)/2 and 1 - w */
+  double w, cmean, rb;       /* the weight of q_b, w (1-w)/2 and 1 - w */
   int plain, pad;            /* w == 1: the terms in dq are skipped */
 } crd_q4_avg_pre;
 
@@ -208,10 +208,12 @@ typedef struct crd_q4_avg_pre {
  *   B[ig] rows: Bm (3), Bb (3), Bs (2) and dNx, dNy of a's node,
  *   C[ig] rows: A Bm (3), D Bb (3), Bs (2), dNx, dNy (filled with want_k),
  *   S[ig] = (N, M, Q) the resultants, det[ig] = det J, u[ig] the energy
- * term.  Row c, dof a of a Gauss point is at [20 c + a]: the original
+ * term, km[ig] the factor of the material term of k (det J; a stress that
+ * depends on q_b with another weight, such as a dissipative one, puts its
+ * factor here).  Row c, dof a of a Gauss point is at [20 c + a]: the original
  * row-major B, so the entry loops over b stay contiguous on the CPU. */
 typedef struct crd_q4_gpset {
-  double B[4][200], C[4][200], S[4][8], det[4], u[4];
+  double B[4][200], C[4][200], S[4][8], det[4], u[4], km[4];
 } crd_q4_gpset;
 
 CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double *qb, double w,
@@ -223,6 +225,7 @@ CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double
     pr->qbar[a] = (1.0 - w) * qa[a] + w * qb[a];
     pr->dq[a] = qb[a] - qa[a];
   }
+  pr->w = w;
   pr->cmean = 0.5 * w * (1.0 - w);
   pr->rb = 1.0 - w;
   crd_q4_mitc_rows(xl0, pr->Bc);
@@ -233,11 +236,12 @@ CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double
 }
 
 /* Gauss point ig (0..3: (-,-) (+,-) (+,+) (-,+)) of crd_q4_local_avg:
- * strains, resultants S (8), energy term *u, det J (returned) and the
+ * strains, resultants S (8), energy term *u, the factor *km of the
+ * material term of k (crd_q4_gpset), det J (returned) and the
  * operators B and C (200 each, rows as in crd_q4_gpset; rows 8, 9 of B
  * and all of C only with want_k). */
 CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig, int want_k, double *B,
-                            double *C, double *S, double *u)
+                            double *C, double *S, double *u, double *km)
 {
   const double gp = 0.57735026918962576451, cmean = pr->cmean, rb = pr->rb;
   const double *A = pr->A, *D = pr->D, *dq = pr->dq, s = pr->s;
@@ -297,6 +301,7 @@ CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig,
   }
   S[6] = Q[0];
   S[7] = Q[1];
+  *km = det;
   if (!want_k) return det; /* rows 0..7 of B are Bm, Bb, Bs already; 8, 9 serve k only */
   for (int a = 0; a < 20; ++a) {
     B[160 + a] = dNx[a / 5];
@@ -332,13 +337,13 @@ CRD_HD double crd_q4_f_entry(const double *x, int ld, const double *S, const dou
   return v;
 }
 
-/* One Gauss point's terms added to k_ab (a <= b): the material term det
+/* One Gauss point's terms added to k_ab (a <= b): the material term km
  * (B^T C B)_ab, then in the w-w block (ww: a and b both w dofs) the
  * membrane geometric term det N . H_ab.  x: dof a's B values, y: dof b's C
  * values of that point, Nm its membrane resultants, s the shear factor. */
-CRD_HD double crd_q4_kt_gp_mat(double v, const double *x, const double *y, int ld, double det, double s)
+CRD_HD double crd_q4_kt_gp_mat(double v, const double *x, const double *y, int ld, double km, double s)
 {
-  return v + det * (x[0] * y[0] + x[ld] * y[ld] + x[2 * ld] * y[2 * ld] + x[3 * ld] * y[3 * ld] +
+  return v + km * (x[0] * y[0] + x[ld] * y[ld] + x[2 * ld] * y[2 * ld] + x[3 * ld] * y[3 * ld] +
                     x[4 * ld] * y[4 * ld] + x[5 * ld] * y[5 * ld] + s * (x[6 * ld] * y[6 * ld] + x[7 * ld] * y[7 * ld]));
 }
 CRD_HD double crd_q4_kt_gp_geo(double v, const double *x, const double *y, int ld, const double *Nm, double det)
@@ -347,20 +352,20 @@ CRD_HD double crd_q4_kt_gp_geo(double v, const double *x, const double *y, int l
                     Nm[2] * (x[8 * ld] * y[9 * ld] + x[9 * ld] * y[8 * ld]));
 }
 CRD_HD double crd_q4_kt_gp_add(double v, const double *x, const double *y, int ld, const double *Nm, double det,
-                               double s, int ww)
+                               double km, double s, int ww)
 {
-  v = crd_q4_kt_gp_mat(v, x, y, ld, det, s);
+  v = crd_q4_kt_gp_mat(v, x, y, ld, km, s);
   return ww ? crd_q4_kt_gp_geo(v, x, y, ld, Nm, det) : v;
 }
 
 /* k_ab (a <= b), the Gauss points in order from zero.  x: dof a's B
- * values, y: dof b's C values, S, det as above. */
+ * values, y: dof b's C values, S, det, km (4) as above. */
 CRD_HD double crd_q4_kt_entry(const double *x, const double *y, int ld, const double *S, const double *det,
-                              double s, int ww)
+                              const double *km, double s, int ww)
 {
   double v = 0.0;
   for (int ig = 0; ig < 4; ++ig)
-    v = crd_q4_kt_gp_add(v, x + 10 * ld * ig, y + 10 * ld * ig, ld, S + 8 * ig, det[ig], s, ww);
+    v = crd_q4_kt_gp_add(v, x + 10 * ld * ig, y + 10 * ld * ig, ld, S + 8 * ig, det[ig], km[ig], s, ww);
   return v;
 }
 
@@ -410,8 +415,8 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
    * instead of the set's 13 KB), and short contiguous loops over b that
    * vectorize */
   for (int ig = 0; ig < 4; ++ig) {
-    double B[200], C[200], S[8], u;
-    double det = crd_q4_avg_gp(xl0, &pr, ig, k != 0, B, C, S, &u);
+    double B[200], C[200], S[8], u, km;
+    double det = crd_q4_avg_gp(xl0, &pr, ig, k != 0, B, C, S, &u, &km);
     U += u;
     if (det < *min_det) *min_det = det;
     if (f)
@@ -419,7 +424,7 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
     if (!k) continue;
     for (int a = 0; a < 20; ++a) {
       double *kr = k + 20 * a;
-      for (int b = a; b < 20; ++b) kr[b] = crd_q4_kt_gp_mat(kr[b], B + a, C + b, 20, det, pr.s);
+      for (int b = a; b < 20; ++b) kr[b] = crd_q4_kt_gp_mat(kr[b], B + a, C + b, 20, km, pr.s);
       if (a % 5 == 2) /* the w-w terms of the row, after its material terms */
         for (int b = a; b < 20; b += 5) kr[b] = crd_q4_kt_gp_geo(kr[b], B + a, C + b, 20, S, det);
     }
