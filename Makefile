@@ -91,7 +91,7 @@ LIB_SRC := $(filter-out src/host/main.c,$(wildcard src/host/*.c))
 LIB_OBJ := $(patsubst src/host/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 # the OpenCL program: the CRD_HD headers (dependency order) and the kernels
 CL_PARTS := include/crdyn/crd_hd.h include/crdyn/director.h include/crdyn/shell_q4.h include/crdyn/cr_frame.h \
-            include/crdyn/shell_dyn.h include/crdyn/elem_eval.h include/crdyn/shell_mass.h \
+            include/crdyn/shell_dyn.h include/crdyn/elem_eval.h include/crdyn/elem_split.h include/crdyn/shell_mass.h \
             include/crdyn/explicit_node.h src/kernels/crd_elements.cl src/kernels/crd_explicit.cl
 ifeq ($(OPENCL),1)
   LIB_OBJ += $(BUILD)/obj/crd_cl_source.o

@@ -34,9 +34,12 @@ F_TIP = 2020.0
 RHO_INF = 0.9
 # (label, backend, solver, environment, run the explicit case too); the
 # device first at each size: the CPU's large factorizations would use up
-# the time.  cuda-thread: the one-thread-per-element layout (docs/cuda.md).
+# the time.  cuda: the element split over a block (the default layout);
+# cuda-thread: one thread per element; cuda-thread0: thread 0 of a block
+# per element, the layout before the split (docs/cuda.md), implicit only.
 CONFIGS = [("cuda", "cuda", "cusolver", {}, True),
            ("cuda-thread", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread"}, True),
+           ("cuda-thread0", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread0"}, False),
            ("cuda", "cuda", "cholmod", {}, False),
            ("cpu", "cpu", "cholmod", {}, True)]
 

@@ -12,6 +12,9 @@
 # is counted: that is what a run pays); the step-loop time is
 # summary.json timing.explicit_step (no output).  CLBlast's own ops on the
 # same sizes: profiling/clblast_explicit.sh.
+# OPENCL_SPLITS="0 8 32 64" adds implicit OpenCL runs with those element
+# kernel variants (CRDYN_OPENCL_SPLIT: work-items per element, 0 serial;
+# the plain "opencl" row is the device's default).
 # Kept apart from `make bench`.  Usage: sh profiling/opencl_ladder.sh [N...]
 CRDYN=${CRDYN:-./build/crdyn}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -27,10 +30,12 @@ for n in ${*:-16 32 64}; do
  "analysis": {"type": "dynamic", "stages": [{"integrator": "implicit", "t_end": 0.005, "dt": 0.001}]},
  "output": {"history_every": 1}}
 J
-  for be in cpu opencl; do
-    timeout 300 "$CRDYN" run "$tmp/p$n.json" --out "$tmp/o$n$be" --quiet --backend $be --threads 2 >/dev/null 2>"$tmp/err" \
-      || { echo "| ${n}x$n | $be | failed: $(head -c 200 "$tmp/err") |"; continue; }
-    python3 - "$tmp/o$n$be/summary.json" "$n" "$be" <<'PY'
+  for v in cpu opencl $(for sp in $OPENCL_SPLITS; do echo "opencl:$sp"; done); do
+    be=${v%%:*}; sp=${v#*:}; [ "$sp" = "$v" ] && sp=
+    label=$be; [ -n "$sp" ] && label="$be split $sp"
+    CRDYN_OPENCL_SPLIT=$sp timeout 300 "$CRDYN" run "$tmp/p$n.json" --out "$tmp/o$n$be$sp" --quiet --backend $be --threads 2 \
+      >/dev/null 2>"$tmp/err" || { echo "| ${n}x$n | $label | failed: $(head -c 200 "$tmp/err") |"; continue; }
+    python3 - "$tmp/o$n$be$sp/summary.json" "$n" "$label" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); n, be = sys.argv[2], sys.argv[3]
 t = s.get("time_s", {}); c = s.get("counts", {})

@@ -4,7 +4,9 @@
  *  - static/explicit evaluation: f_e, k_e (packed), u_e per element, the
  *    assembled F and K values, the total energy and the f_e norm;
  *  - implicit midpoint evaluation: fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K;
- *  - an inverted element is reported by both with the same message.
+ *  - an inverted element is reported by both with the same message;
+ *  - the split element kernels (CRDYN_OPENCL_SPLIT=32) give the same bits
+ *    as the serial ones (CRDYN_OPENCL_SPLIT=0) for all of the above.
  * Criterion: 1e-12 relative to the element's (or vector's) largest entry.
  * Without an OpenCL device (or a build without OpenCL) every check is
  * reported as skipped, with the reason, unless CRDYN_REQUIRE_OPENCL=1 (CI),
@@ -20,6 +22,8 @@
 #include "crdyn/problem.h"
 
 #include "backend_util.h"
+
+static int bits_eq(const double *a, const double *b, size_t n) { return memcmp(a, b, n * sizeof(double)) == 0; }
 
 int main(void)
 {
@@ -42,10 +46,21 @@ int main(void)
   T_OK(rc == 0, "distorted curved mesh loads (%s)", rc ? crd_err_message() : "ok");
   if (rc) return T_DONE();
   T_OK(crd_problem_create(m, 2, &pb) == 0, "problem: %d elements, %d equations", m->ne, pb ? pb->neq : 0);
+  /* the serial element kernels, and the split ones (crd_elements.cl) that
+   * must give the same bits */
+  crd_backend *cls = NULL;
+  setenv("CRDYN_OPENCL_SPLIT", "0", 1);
   rc = crd_backend_create("opencl", -1, pb, &cl);
   T_OK(rc == 0, "OpenCL backend created: %s", rc ? crd_err_message() : cl->device_name);
   if (rc) return T_DONE();
   cl->keep_elements = 1;
+  setenv("CRDYN_OPENCL_SPLIT", "32", 1);
+  rc = crd_backend_create("opencl", -1, pb, &cls);
+  unsetenv("CRDYN_OPENCL_SPLIT");
+  T_OK(rc == 0 && strstr(cls->device_name, "split over 32"), "OpenCL backend, split element kernels: %s",
+       rc ? crd_err_message() : cls->device_name);
+  if (rc) return T_DONE();
+  cls->keep_elements = 1;
   crd_backend *cpu = pb->be;
   size_t ne = (size_t)pb->ne, neq = (size_t)pb->neq, nnz = (size_t)pb->K->nnz;
 
@@ -81,6 +96,16 @@ int main(void)
   T_OK(r <= TOL, "assembled K values (gather): %.2e relative", r);
   T_OK(fabs(U1 - U2) <= TOL * fabs(U1) && fabs(fn1 - pb->fe_norm) <= TOL * fn1,
        "total energy %.6g and f_e norm agree", U1);
+  {
+    double *fe2 = dup(pb->fe, 20 * ne), *ke2 = dup(pb->ke, 210 * ne), *ue2 = dup(pb->ue, ne), *K2 = dup(pb->K->val, nnz);
+    double *F3 = calloc(neq, sizeof(double)), U4 = 0;
+    memset(pb->ke, 0, sizeof(double) * 210 * ne);
+    rc = cls->ops->eval(cls, pb, 1, F3, &U4);
+    T_OK(rc == 0 && bits_eq(fe2, pb->fe, 20 * ne) && bits_eq(ke2, pb->ke, 210 * ne) && bits_eq(ue2, pb->ue, ne) &&
+             bits_eq(K2, pb->K->val, nnz) && bits_eq(F2, F3, neq) && U4 == U2,
+         "split element kernels: f_e, k_e, u_e, F, K bitwise equal to the serial kernels'");
+    free(fe2); free(ke2); free(ue2); free(K2); free(F3);
+  }
   /* force only (explicit steps) */
   double U3 = 0;
   rc = cl->ops->eval(cl, pb, 0, F2, &U3);
@@ -130,6 +155,23 @@ int main(void)
   r = block_rel(E1, E2, ne, 400, &same);
   T_OK(r <= TOL, "non-symmetric parts E_e: worst element %.2e relative", r);
   printf("# %ld of %zu midpoint element entries bitwise equal\n", same, 650 * ne);
+  {
+    double *Fi3 = calloc(neq, 8), *Fin3 = calloc(neq, 8), *fg3 = calloc(20 * ne, 8), *fin3 = calloc(20 * ne, 8);
+    double *E3 = calloc(400 * ne, 8), *ke2 = dup(pb->ke, 210 * ne), *K2 = dup(pb->K->val, nnz);
+    crd_mid_out o3 = {Fi3, Fin3, fg3, fin3, E3, 0};
+    memset(pb->ke, 0, sizeof(double) * 210 * ne);
+    rc = cls->ops->eval_mid(cls, pb, &in, 1, &o3);
+    T_OK(rc == 0 && bits_eq(fg2, fg3, 20 * ne) && bits_eq(fin2, fin3, 20 * ne) && bits_eq(E2, E3, 400 * ne) &&
+             bits_eq(ke2, pb->ke, 210 * ne) && bits_eq(K2, pb->K->val, nnz) && bits_eq(Fi2, Fi3, neq) &&
+             bits_eq(Fin2, Fin3, neq) && o3.U == o2.U,
+         "split midpoint kernels: fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K bitwise equal to the serial kernels'");
+    rc = cls->ops->eval_mid(cls, pb, &in, 0, &o3);
+    T_OK(rc == 0 && bits_eq(fg2, fg3, 20 * ne) && bits_eq(fin2, fin3, 20 * ne) && bits_eq(Fi2, Fi3, neq),
+         "split midpoint kernels without the tangent: forces bitwise equal");
+    memcpy(pb->ke, ke2, sizeof(double) * 210 * ne);
+    memcpy(pb->K->val, K2, sizeof(double) * nnz);
+    free(Fi3); free(Fin3); free(fg3); free(fin3); free(E3); free(ke2); free(K2);
+  }
   r = fmax(block_rel(Fi1, Fi2, 1, neq, NULL), block_rel(Fin1, Fin2, 1, neq, NULL));
   T_OK(r <= TOL, "assembled Fi and Fin: %.2e relative", r);
   r = block_rel(K1, pb->K->val, 1, nnz, NULL);
@@ -148,8 +190,11 @@ int main(void)
   int rc2 = cl->ops->eval(cl, pb, 0, F2, &U2);
   T_OK(rc1 == CRD_WARN_ELEM_INVERTED && rc2 == rc1 && !strcmp(msg1, crd_err_message()),
        "inverted element reported alike: '%s'", msg1);
+  rc2 = cls->ops->eval(cls, pb, 0, F2, &U2);
+  T_OK(rc2 == rc1 && !strcmp(msg1, crd_err_message()), "and by the split kernels");
 
   crd_backend_destroy(&cl);
+  crd_backend_destroy(&cls);
   crd_problem_destroy(&pb);
   crd_model_destroy(&m);
   free(F1); free(F2); free(fe1); free(ke1); free(ue1); free(K1);

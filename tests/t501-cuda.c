@@ -6,7 +6,9 @@
  *  - implicit midpoint evaluation: fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K;
  *  - deterministic assembly: two evaluations give the same bits; atomic and
  *    deterministic agree to 1e-12;
- *  - the same with one thread per element (CRDYN_CUDA_LAYOUT=thread);
+ *  - the default layout splits each element over a block (elem_split.h);
+ *    the same checks with one thread per element (CRDYN_CUDA_LAYOUT=thread)
+ *    and with thread 0 of a block doing the element (thread0);
  *  - an inverted element is reported by both with the same message;
  *  - the cusolver device Cholesky against CHOLMOD on the assembled K
  *    (solution to 1e-10 relative), and a matrix that is not positive
@@ -210,19 +212,24 @@ int main(void)
     static_parity(pb, cpu, cu, mode);
     mid_parity(pb, cpu, cu, mode, Q, Qa);
   }
-  /* the one-thread-per-element layout (CRDYN_CUDA_LAYOUT=thread), atomic */
-  setenv("CRDYN_CUDA_LAYOUT", "thread", 1);
-  crd_backend *cut = NULL;
-  rc = crd_backend_create("cuda", -1, pb, &cut);
-  unsetenv("CRDYN_CUDA_LAYOUT");
-  T_OK(rc == 0, "CUDA backend, one thread per element: %s", rc ? crd_err_message() : cut->device_name);
-  if (!rc) {
-    cut->keep_elements = 1;
-    srand(7);
-    tumble(pb, Q, 0.02);
-    static_parity(pb, cpu, cut, "thread layout");
-    mid_parity(pb, cpu, cut, "thread layout", Q, Qa);
-    crd_backend_destroy(&cut);
+  /* the other layouts (CRDYN_CUDA_LAYOUT=thread, thread0), atomic */
+  const char *lays[2] = {"thread", "thread0"};
+  for (int il = 0; il < 2; ++il) {
+    char what[64];
+    snprintf(what, sizeof what, "%s layout", lays[il]);
+    setenv("CRDYN_CUDA_LAYOUT", lays[il], 1);
+    crd_backend *cut = NULL;
+    rc = crd_backend_create("cuda", -1, pb, &cut);
+    unsetenv("CRDYN_CUDA_LAYOUT");
+    T_OK(rc == 0, "CUDA backend, %s: %s", what, rc ? crd_err_message() : cut->device_name);
+    if (!rc) {
+      cut->keep_elements = 1;
+      srand(7);
+      tumble(pb, Q, 0.02);
+      static_parity(pb, cpu, cut, what);
+      mid_parity(pb, cpu, cut, what, Q, Qa);
+      crd_backend_destroy(&cut);
+    }
   }
   /* an inverted element: the same report */
   size_t nn = (size_t)pb->nn;

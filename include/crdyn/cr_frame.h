@@ -529,6 +529,30 @@ CRD_HD void crd_q4_TtkT(const double *T, const double *f, const double *k, doubl
   }
 }
 
+/* K_G from the upper triangle of T^T k T in KG (the rest is overwritten):
+ * the lower triangle mirrored, the second-derivative term of the
+ * transformation added, and the result made exactly symmetric. */
+CRD_HD void crd_q4_KG_finish(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
+                             const int *l, const double *Bs, const double *f, double *KG)
+{
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
+  crd_q4_transform_hessian(F, X0, d, p, l, Bs, f, KG);
+  for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
+    for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
+}
+
+/* One entry of a product of two 20x20 matrices, x a row (or column) of
+ * the left and y a column of the right: the sum over c in increasing
+ * order from zero, as the row updates of crd_q4_TtkT and
+ * crd_q4_mid_skew_T form it (the split kernels' form, on private copies). */
+CRD_HD double crd_q4_prod_entry(const double *x, const double *y)
+{
+  double v = 0.0;
+  for (int c = 0; c < 20; ++c) v += x[c] * y[c];
+  return v;
+}
+
 /* crd_q4_to_global with T = crd_q4_transform_basis(F, X0, d, p, l, Bs) given. */
 CRD_HD void crd_q4_to_global_T(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
                                const int *l, const double *Bs, const double *T, const double *f,
@@ -537,11 +561,7 @@ CRD_HD void crd_q4_to_global_T(const crd_cr_frame *F, const double *X0, const do
   if (fG) crd_q4_fG_direct(F, X0, d, p, l, Bs, f, fG);
   if (!KG) return;
   crd_q4_TtkT(T, f, k, 0, KG);
-  for (int a = 0; a < 20; ++a)
-    for (int b = 0; b < a; ++b) KG[20 * a + b] = KG[20 * b + a];
-  crd_q4_transform_hessian(F, X0, d, p, l, Bs, f, KG);
-  for (int a = 0; a < 20; ++a) /* exact symmetry against summation order */
-    for (int b = a + 1; b < 20; ++b) KG[20 * a + b] = KG[20 * b + a] = 0.5 * (KG[20 * a + b] + KG[20 * b + a]);
+  crd_q4_KG_finish(F, X0, d, p, l, Bs, f, KG);
 }
 
 /* f_G = T^T f and K_G = T^T k T + sum f_a d2u_L,a/du_G2 at the state (d, p)

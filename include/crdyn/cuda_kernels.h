@@ -11,13 +11,19 @@
 extern "C" {
 #endif
 
+#define CRD_CU_LAYOUT_SPLIT 0
+#define CRD_CU_LAYOUT_THREAD 1
+#define CRD_CU_LAYOUT_THREAD0 2
+
 typedef struct crd_cu_static_args {
   int ne, want_k;
   const int *quads, *l;
   const double *x, *p0, *d, *p, *mat;
   double *fe, *ke, *ue;
   int *kind, *first_bad;        /* first_bad: set to ne before, atomicMin of bad elements */
-  int per_thread;               /* layout: 0 one block per element, 1 one thread per element */
+  int per_thread;               /* layout: 0 one block per element, its threads split the element
+                                 * (elem_split.h); 1 one thread per element; 2 one block per
+                                 * element, thread 0 computing it (CRD_CU_LAYOUT_*) */
 } crd_cu_static_args;
 
 typedef struct crd_cu_mid_args {
@@ -27,7 +33,7 @@ typedef struct crd_cu_mid_args {
   double cf, cm, xi;
   double *fg, *fin, *ke, *E, *ue;
   int *kind, *first_bad;
-  int per_thread;
+  int per_thread;               /* layout, as above */
 } crd_cu_mid_args;
 
 /* One block per element: f_e, k_e (packed), u_e (elem_eval.h crd_elem_static). */

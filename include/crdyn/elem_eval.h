@@ -51,6 +51,31 @@ CRD_HD void crd_elem_gather3(const CRD_GLOBAL int *qd, const CRD_GLOBAL double *
     for (int c = 0; c < 3; ++c) dst[3 * a + c] = src[3 * qd[a] + c];
 }
 
+/* The element's nodal values of the static evaluation (12 each, l 4). */
+CRD_HD void crd_elem_static_gather(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL double *x,
+                                   const CRD_GLOBAL double *p0n, const CRD_GLOBAL double *dn,
+                                   const CRD_GLOBAL double *pn, const CRD_GLOBAL int *ln, double *X0, double *p0,
+                                   double *d, double *p, int *l)
+{
+  const CRD_GLOBAL int *qd = quads + 4 * e;
+  crd_elem_gather3(qd, x, X0);
+  crd_elem_gather3(qd, p0n, p0);
+  crd_elem_gather3(qd, dn, d);
+  crd_elem_gather3(qd, pn, p);
+  for (int a = 0; a < 4; ++a) l[a] = ln[qd[a]];
+}
+
+/* The CRD_ELEM_* code of a static evaluation: md the smallest initial det J,
+ * ul the local variables (their translations are those of q), ue the energy. */
+CRD_HD int crd_elem_static_kind(double md, const double *xl0, const double *ul, double ue)
+{
+  int kind = CRD_ELEM_OK;
+  if (!(md > 0)) kind = CRD_ELEM_DEGENERATE;
+  else if (!(crd_q4_current_min_det(xl0, ul) > 0)) kind = CRD_ELEM_INVERTED; /* translations of u_L = q */
+  if (!kind && !isfinite(ue)) kind = CRD_ELEM_NONFINITE;
+  return kind;
+}
+
 /* Element e at the current state: f (20), k (210 packed, when want_k) and
  * the strain energy u; returns a CRD_ELEM_* code. */
 CRD_HD int crd_elem_static(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL double *x,
@@ -60,12 +85,7 @@ CRD_HD int crd_elem_static(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL 
 {
   double X0[12], p0[12], d[12], p[12], KG[400], fe[20], md;
   int l[4];
-  const CRD_GLOBAL int *qd = quads + 4 * e;
-  crd_elem_gather3(qd, x, X0);
-  crd_elem_gather3(qd, p0n, p0);
-  crd_elem_gather3(qd, dn, d);
-  crd_elem_gather3(qd, pn, p);
-  for (int a = 0; a < 4; ++a) l[a] = ln[qd[a]];
+  crd_elem_static_gather(e, quads, x, p0n, dn, pn, ln, X0, p0, d, p, l);
   /* crd_q4_global, keeping u_L for the inversion check */
   crd_cr_frame F;
   double xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], fl[20], kl[400];
@@ -76,16 +96,86 @@ CRD_HD int crd_elem_static(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL 
   crd_q4_to_global(&F, X0, d, p, l, 0, fl, kl, fe, want_k ? KG : 0);
   *u = ue;
   for (int a = 0; a < 20; ++a) f[a] = fe[a];
-  int kind = CRD_ELEM_OK;
-  if (!(md > 0)) kind = CRD_ELEM_DEGENERATE;
-  else if (!(crd_q4_current_min_det(xl0, ul) > 0)) kind = CRD_ELEM_INVERTED; /* translations of u_L = q */
-  if (!kind && !isfinite(ue)) kind = CRD_ELEM_NONFINITE;
   if (want_k) {
     int t = 0;
     for (int a = 0; a < 20; ++a)
       for (int b = a; b < 20; ++b) k[t++] = KG[20 * a + b];
   }
-  return kind;
+  return crd_elem_static_kind(md, xl0, ul, ue);
+}
+
+/* The element's inputs of the midpoint evaluation (see crd_elem_mid). */
+typedef struct crd_elem_mid_in {
+  double X0[12], P0[12], da[12], pa[12], db[12], pb[12], df[12], pf[12], Bs[24], am[12], wam[12], C[16];
+  int l[4];
+} crd_elem_mid_in;
+
+CRD_HD void crd_elem_mid_gather(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL double *x,
+                                const CRD_GLOBAL double *p0n, const CRD_GLOBAL double *d0n,
+                                const CRD_GLOBAL double *pan, const CRD_GLOBAL double *dbn,
+                                const CRD_GLOBAL double *pbn, const CRD_GLOBAL double *dfn,
+                                const CRD_GLOBAL double *pfn, const CRD_GLOBAL double *amn,
+                                const CRD_GLOBAL double *wamn, const CRD_GLOBAL double *Bsn,
+                                const CRD_GLOBAL int *ln, const CRD_GLOBAL double *Cn, crd_elem_mid_in *in)
+{
+  const CRD_GLOBAL int *qd = quads + 4 * e;
+  crd_elem_gather3(qd, x, in->X0);
+  crd_elem_gather3(qd, p0n, in->P0);
+  crd_elem_gather3(qd, d0n, in->da);
+  crd_elem_gather3(qd, pan, in->pa);
+  crd_elem_gather3(qd, dbn, in->db);
+  crd_elem_gather3(qd, pbn, in->pb);
+  crd_elem_gather3(qd, dfn, in->df);
+  crd_elem_gather3(qd, pfn, in->pf);
+  crd_elem_gather3(qd, wamn, in->wam);
+  for (int a = 0; a < 4; ++a) {
+    int nd = qd[a];
+    for (int c = 0; c < 3; ++c) in->am[3 * a + c] = amn[5 * nd + c]; /* translations of the 5 slots */
+    for (int c = 0; c < 6; ++c) in->Bs[6 * a + c] = Bsn[6 * nd + c];
+    in->l[a] = ln[nd];
+  }
+  for (int a = 0; a < 16; ++a) in->C[a] = Cn[16 * e + a];
+}
+
+/* inertia: C a_m on translations, P_i^T sum_j P_ij wa_m,j on pairs, and
+ * the mass of the tangent with the same bases: fin (20), me (400) */
+CRD_HD void crd_elem_mid_inertia(const crd_elem_mid_in *in, const crd_q4_mat *mt, double *fin, double *me)
+{
+  const double *C = in->C, *Bs = in->Bs, *am = in->am, *wam = in->wam;
+  double hh = mt->h * mt->h / 12.0;
+  for (int a = 0; a < 400; ++a) me[a] = 0.0;
+  for (int a = 0; a < 20; ++a) fin[a] = 0.0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double c = C[4 * i + j];
+      const double *Bi = Bs + 6 * i, *Bj = Bs + 6 * j;
+      for (int r = 0; r < 3; ++r) {
+        fin[5 * i + r] += c * am[3 * j + r];
+        me[20 * (5 * i + r) + 5 * j + r] = c;
+      }
+      for (int s = 0; s < 2; ++s) {
+        fin[5 * i + 3 + s] += hh * c * (Bi[s] * wam[3 * j] + Bi[2 + s] * wam[3 * j + 1] + Bi[4 + s] * wam[3 * j + 2]);
+        for (int t = 0; t < 2; ++t)
+          me[20 * (5 * i + 3 + s) + 5 * j + 3 + t] =
+              hh * c * (Bi[s] * Bj[t] + Bi[2 + s] * Bj[2 + t] + Bi[4 + s] * Bj[4 + t]);
+      }
+    }
+}
+
+/* The midpoint outputs: fgo, fino (20) and, when want_k, K_eff = cm M +
+ * cf K_f packed (210) into ko. */
+CRD_HD void crd_elem_mid_pack(int want_k, double cm, double cf, const double *fG, const double *fin,
+                              const double *me, const double *KG, CRD_GLOBAL double *fgo, CRD_GLOBAL double *fino,
+                              CRD_GLOBAL double *ko)
+{
+  for (int a = 0; a < 20; ++a) {
+    fgo[a] = fG[a];
+    fino[a] = fin[a];
+  }
+  if (!want_k) return;
+  int t = 0;
+  for (int a = 0; a < 20; ++a)
+    for (int b = a; b < 20; ++b) ko[t++] = cm * me[20 * a + b] + cf * KG[20 * a + b];
 }
 
 /* Element e at the implicit midpoint of a step (implicit.c, crd_mid_in in
@@ -107,60 +197,16 @@ CRD_HD int crd_elem_mid(int e, const CRD_GLOBAL int *quads, const CRD_GLOBAL dou
                         double cf, double cm, int want_k, CRD_GLOBAL double *fgo, CRD_GLOBAL double *fino,
                         CRD_GLOBAL double *ko, CRD_GLOBAL double *Eo, CRD_GLOBAL double *u)
 {
-  double X0[12], P0[12], da[12], pa[12], db[12], pbv[12], df[12], pf[12], Bs[24], KG[400], me[400], E[400];
-  double fG[20], am[12], wam[12], C[16], fin[20];
-  int l[4];
-  const CRD_GLOBAL int *qd = quads + 4 * e;
-  crd_elem_gather3(qd, x, X0);
-  crd_elem_gather3(qd, p0n, P0);
-  crd_elem_gather3(qd, d0n, da);
-  crd_elem_gather3(qd, pan, pa);
-  crd_elem_gather3(qd, dbn, db);
-  crd_elem_gather3(qd, pbn, pbv);
-  crd_elem_gather3(qd, dfn, df);
-  crd_elem_gather3(qd, pfn, pf);
-  crd_elem_gather3(qd, wamn, wam);
-  for (int a = 0; a < 4; ++a) {
-    int nd = qd[a];
-    for (int c = 0; c < 3; ++c) am[3 * a + c] = amn[5 * nd + c]; /* translations of the 5 slots */
-    for (int c = 0; c < 6; ++c) Bs[6 * a + c] = Bsn[6 * nd + c];
-    l[a] = ln[nd];
-  }
-  for (int a = 0; a < 16; ++a) C[a] = Cn[16 * e + a];
-  double md;
-  double ue = crd_q4_global_mid(X0, P0, da, pa, db, pbv, df, pf, l, Bs, cf, mt, fG, want_k ? KG : 0,
-                                want_k ? E : 0, &md);
+  crd_elem_mid_in in;
+  double KG[400], me[400], E[400], fG[20], fin[20], md;
+  crd_elem_mid_gather(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &in);
+  double ue = crd_q4_global_mid(in.X0, in.P0, in.da, in.pa, in.db, in.pb, in.df, in.pf, in.l, in.Bs, cf, mt, fG,
+                                want_k ? KG : 0, want_k ? E : 0, &md);
   *u = ue;
-  /* inertia: C a_m on translations, P_i^T sum_j P_ij wa_m,j on pairs, and
-   * the mass of the tangent with the same bases */
-  double hh = mt->h * mt->h / 12.0;
-  for (int a = 0; a < 400; ++a) me[a] = 0.0;
-  for (int a = 0; a < 20; ++a) fin[a] = 0.0;
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) {
-      double c = C[4 * i + j];
-      const double *Bi = Bs + 6 * i, *Bj = Bs + 6 * j;
-      for (int r = 0; r < 3; ++r) {
-        fin[5 * i + r] += c * am[3 * j + r];
-        me[20 * (5 * i + r) + 5 * j + r] = c;
-      }
-      for (int s = 0; s < 2; ++s) {
-        fin[5 * i + 3 + s] += hh * c * (Bi[s] * wam[3 * j] + Bi[2 + s] * wam[3 * j + 1] + Bi[4 + s] * wam[3 * j + 2]);
-        for (int t = 0; t < 2; ++t)
-          me[20 * (5 * i + 3 + s) + 5 * j + 3 + t] =
-              hh * c * (Bi[s] * Bj[t] + Bi[2 + s] * Bj[2 + t] + Bi[4 + s] * Bj[4 + t]);
-      }
-    }
-  for (int a = 0; a < 20; ++a) {
-    fgo[a] = fG[a];
-    fino[a] = fin[a];
-  }
-  if (want_k) {
-    int t = 0;
-    for (int a = 0; a < 20; ++a)
-      for (int b = a; b < 20; ++b) ko[t++] = cm * me[20 * a + b] + cf * KG[20 * a + b];
+  crd_elem_mid_inertia(&in, mt, fin, me);
+  crd_elem_mid_pack(want_k, cm, cf, fG, fin, me, KG, fgo, fino, ko);
+  if (want_k)
     for (int a = 0; a < 400; ++a) Eo[a] = E[a];
-  }
   return (!(md > 0) || !isfinite(ue)) ? 1 : 0;
 }
 

@@ -152,10 +152,11 @@ CRD_HD void crd_q4_phi_rows(const double *J, double *T)
  * crd_q4_transform_basis gives them; the phi rows are applied here).  The
  * products run c-outermost as row updates (see crd_q4_TtkT): the same sums
  * in the same order as dot products, in contiguous vectorizable loops. */
-CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
-                              const double *kq, double w, double *E)
+/* The factors of E: Tf = Tf_phi and D = Tb_phi - Tf_phi from the raw T's
+ * (Tf may be Tf0 and Tb Tb0: in place). */
+CRD_HD void crd_q4_mid_skew_prep(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
+                                 double *Tf, double *Tb)
 {
-  double Tf[400], Tb[400], kD[400];
   for (int a = 0; a < 400; ++a) {
     Tf[a] = Tf0[a];
     Tb[a] = Tb0[a];
@@ -163,6 +164,13 @@ CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double
   crd_q4_phi_rows(Jf, Tf);
   crd_q4_phi_rows(Jb, Tb);
   for (int a = 0; a < 400; ++a) Tb[a] -= Tf[a];
+}
+
+CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
+                              const double *kq, double w, double *E)
+{
+  double Tf[400], Tb[400], kD[400];
+  crd_q4_mid_skew_prep(Tf0, Tb0, Jf, Jb, Tf, Tb);
   for (int a = 0; a < 400; ++a) kD[a] = E[a] = 0.0;
   for (int c = 0; c < 20; ++c) {
     const double *Tc = Tb + 20 * c;
@@ -193,6 +201,61 @@ CRD_HD void crd_q4_mid_skew(const crd_cr_frame *Ff, const crd_cr_frame *Fb, cons
   crd_q4_mid_skew_T(Tf, Tb, Jf, Jb, kq, w, E);
 }
 
+/* What crd_q4_global_mid computes before the local element and keeps
+ * for the transforms after it (the split kernels hold it in thread 0). */
+typedef struct crd_q4_mid_st {
+  crd_cr_frame F, Fb;  /* frames at the midpoint and at the end b */
+  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], Jb[16], abc[12];
+} crd_q4_mid_st;
+
+/* The frames and strain variables of the states a, b and the midpoint
+ * (ul, J, abc: the midpoint's). */
+CRD_HD void crd_q4_mid_begin(const double *X0, const double *p0, const double *da, const double *pa,
+                             const double *db, const double *pb, const double *df, const double *pf,
+                             crd_q4_mid_st *s)
+{
+  double x0[12]; /* the initial frame once for the three states */
+  crd_q4_local_vars_init(X0, p0, x0, s->xl0, s->r0xy);
+  crd_q4_local_vars_cur(x0, s->xl0, da, pa, &s->F, s->ul);
+  crd_q4_rot_map(s->ul, s->r0xy, s->qa, s->J, s->abc);
+  crd_q4_local_vars_cur(x0, s->xl0, db, pb, &s->Fb, s->ul);
+  crd_q4_rot_map(s->ul, s->r0xy, s->qb, s->Jb, s->abc);
+  crd_q4_local_vars_cur(x0, s->xl0, df, pf, &s->F, s->ul);
+  crd_q4_rot_map(s->ul, s->r0xy, s->qf, s->J, s->abc);
+}
+
+/* f_q . (q_b - q_a) (= U_b - U_a when w = 1/2), f with respect to q. */
+CRD_HD double crd_q4_mid_dU(const crd_q4_mid_st *s, const double *f)
+{
+  double dU = 0.0;
+  for (int a = 0; a < 20; ++a) dU += f[a] * (s->qb[a] - s->qa[a]);
+  return dU;
+}
+
+/* The energy correction (crd_dyn_energy_correction) added to fG, with f
+ * the local force with respect to u_L (after crd_q4_rot_pullback). */
+CRD_HD void crd_q4_mid_energy_fix(const crd_cr_frame *F, const double *X0, const double *da, const double *pa,
+                                  const double *db, const double *pb, const double *df, const double *pf,
+                                  const double *Bs, const double *f, double dU, double *fG)
+{
+  double xf[12], dz[24], g[24], m[24];
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) {
+      xf[3 * i + c] = X0[3 * i + c] + df[3 * i + c];
+      dz[3 * i + c] = db[3 * i + c] - da[3 * i + c];
+      dz[12 + 3 * i + c] = pb[3 * i + c] - pa[3 * i + c];
+      g[3 * i + c] = fG[5 * i + c];
+      g[12 + 3 * i + c] = f[5 * i + 3] * F->e[0][c] + f[5 * i + 4] * F->e[1][c]; /* d(f.u_L)/dp */
+    }
+  double cc = crd_dyn_energy_correction(xf, pf, dz, g, dU, m);
+  for (int i = 0; i < 4; ++i) {
+    for (int c = 0; c < 3; ++c) fG[5 * i + c] += cc * m[3 * i + c];
+    for (int s = 0; s < 2; ++s)
+      fG[5 * i + 3 + s] += cc * (Bs[6 * i + s] * m[12 + 3 * i] + Bs[6 * i + 2 + s] * m[12 + 3 * i + 1] +
+                                 Bs[6 * i + 4 + s] * m[12 + 3 * i + 2]);
+  }
+}
+
 /* X0, p0: initial positions and normals; (da, pa), (db, pb), (df, pf): the
  * states a, b and the midpoint (12 each); l: the dependent components of the
  * step (the pair is fixed within a step); w: weight of state b.  fG (20) and
@@ -203,47 +266,22 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
                                 const int *l, const double *Bs, double w, const crd_q4_mat *mt, double *fG,
                                 double *KG, double *E, double *min_det)
 {
-  crd_cr_frame F, Fb;
-  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], Jb[16], abc[12], f[20], k[400];
-  double x0[12]; /* the initial frame once for the three states */
-  crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
-  crd_q4_local_vars_cur(x0, xl0, da, pa, &F, ul);
-  crd_q4_rot_map(ul, r0xy, qa, J, abc);
-  crd_q4_local_vars_cur(x0, xl0, db, pb, &Fb, ul);
-  crd_q4_rot_map(ul, r0xy, qb, Jb, abc);
-  crd_q4_local_vars_cur(x0, xl0, df, pf, &F, ul);
-  crd_q4_rot_map(ul, r0xy, qf, J, abc);
-  double U = crd_q4_local_avg(xl0, qa, qb, w, mt, f, (KG || E) ? k : 0, min_det);
+  crd_q4_mid_st s;
+  double f[20], k[400];
+  crd_q4_mid_begin(X0, p0, da, pa, db, pb, df, pf, &s);
+  double U = crd_q4_local_avg(s.xl0, s.qa, s.qb, w, mt, f, (KG || E) ? k : 0, min_det);
   double Tf[400]; /* T at the midpoint: for the skew part and the pull to global */
-  if (KG || (E && Bs)) crd_q4_transform_basis(&F, X0, df, pf, l, Bs, Tf);
+  if (KG || (E && Bs)) crd_q4_transform_basis(&s.F, X0, df, pf, l, Bs, Tf);
   if (E && Bs) {
     double Tb[400];
-    crd_q4_transform_basis(&Fb, X0, db, pb, l, 0, Tb);
-    crd_q4_mid_skew_T(Tf, Tb, J, Jb, k, w, E);
+    crd_q4_transform_basis(&s.Fb, X0, db, pb, l, 0, Tb);
+    crd_q4_mid_skew_T(Tf, Tb, s.J, s.Jb, k, w, E);
   }
-  double dU = 0.0;
-  for (int a = 0; a < 20; ++a) dU += f[a] * (qb[a] - qa[a]);   /* = U_b - U_a when w = 1/2 */
-  crd_q4_rot_pullback(ul, J, abc, f, KG ? k : 0);
-  if (KG) crd_q4_to_global_T(&F, X0, df, pf, l, Bs, Tf, f, k, fG, KG);
-  else if (fG) crd_q4_to_global(&F, X0, df, pf, l, Bs, f, k, fG, 0);
-  if (fG && Bs && w == 0.5) {
-    double xf[12], dz[24], g[24], m[24];
-    for (int i = 0; i < 4; ++i)
-      for (int c = 0; c < 3; ++c) {
-        xf[3 * i + c] = X0[3 * i + c] + df[3 * i + c];
-        dz[3 * i + c] = db[3 * i + c] - da[3 * i + c];
-        dz[12 + 3 * i + c] = pb[3 * i + c] - pa[3 * i + c];
-        g[3 * i + c] = fG[5 * i + c];
-        g[12 + 3 * i + c] = f[5 * i + 3] * F.e[0][c] + f[5 * i + 4] * F.e[1][c]; /* d(f.u_L)/dp */
-      }
-    double cc = crd_dyn_energy_correction(xf, pf, dz, g, dU, m);
-    for (int i = 0; i < 4; ++i) {
-      for (int c = 0; c < 3; ++c) fG[5 * i + c] += cc * m[3 * i + c];
-      for (int s = 0; s < 2; ++s)
-        fG[5 * i + 3 + s] += cc * (Bs[6 * i + s] * m[12 + 3 * i] + Bs[6 * i + 2 + s] * m[12 + 3 * i + 1] +
-                                   Bs[6 * i + 4 + s] * m[12 + 3 * i + 2]);
-    }
-  }
+  double dU = crd_q4_mid_dU(&s, f);
+  crd_q4_rot_pullback(s.ul, s.J, s.abc, f, KG ? k : 0);
+  if (KG) crd_q4_to_global_T(&s.F, X0, df, pf, l, Bs, Tf, f, k, fG, KG);
+  else if (fG) crd_q4_to_global(&s.F, X0, df, pf, l, Bs, f, k, fG, 0);
+  if (fG && Bs && w == 0.5) crd_q4_mid_energy_fix(&s.F, X0, da, pa, db, pb, df, pf, Bs, f, dU, fG);
   return U;
 }
 

@@ -184,6 +184,217 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
   return det;
 }
 
+/* crd_q4_local_avg is cut into phases that a work-group can split
+ * (DESIGN.md §4): crd_q4_avg_prepare (once per element), crd_q4_avg_gp
+ * (one Gauss point: its operators and stress resultants, the loop body of
+ * the serial code), then per entry crd_q4_f_entry and crd_q4_kt_entry,
+ * which sum the four Gauss points' terms in the order 0, 1, 2, 3 starting
+ * from zero, each term formed as the serial loop forms it: the element
+ * values are the same bits whether one thread runs the phases or a group
+ * splits them (the OpenCL and CUDA split kernels, elem_split.h).  The
+ * entry functions take private arrays (CL 1.2 has no generic address
+ * space): a split kernel copies the few values an entry reads from its
+ * local workspace first. */
+
+/* What every Gauss point of the element needs (crd_q4_avg_prepare). */
+typedef struct crd_q4_avg_pre {
+  crd_q4_mat mt;             /* the material, for what the Gauss points need beyond A, D, s */
+  double A[9], D[9], s;      /* constitutive blocks (crd_q4_constitutive) */
+  double qbar[20], dq[20];   /* (1-w) q_a + w q_b and q_b - q_a */
+  double Bc[4][20];          /* MITC4 tying-point rows (crd_q4_mitc_rows) */
+  double w, cmean, rb;       /* the weight of q_b, w (1-w)/2 and 1 - w */
+  int plain, pad;            /* w == 1: the terms in dq are skipped */
+} crd_q4_avg_pre;
+
+/* The four Gauss points' operators and resultants (crd_q4_avg_gp), with
+ * ten rows of 20 (one per dof a) per Gauss point ig:
+ *   B[ig] rows: Bm (3), Bb (3), Bs (2) and dNx, dNy of a's node,
+ *   C[ig] rows: A Bm (3), D Bb (3), Bs (2), dNx, dNy (filled with want_k),
+ *   S[ig] = (N, M, Q) the resultants, det[ig] = det J, u[ig] the energy
+ * term, km[ig] the factor of the material term of k (det J; a stress that
+ * depends on q_b with another weight, such as a dissipative one, puts its
+ * factor here).  Row c, dof a of a Gauss point is at [20 c + a]: the original
+ * row-major B, so the entry loops over b stay contiguous on the CPU. */
+typedef struct crd_q4_gpset {
+  double B[4][200], C[4][200], S[4][8], det[4], u[4], km[4];
+} crd_q4_gpset;
+
+CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double *qb, double w,
+                               const crd_q4_mat *mt, crd_q4_avg_pre *pr)
+{
+  pr->mt = *mt;
+  crd_q4_constitutive(mt, pr->A, pr->D, &pr->s);
+  for (int a = 0; a < 20; ++a) {
+    pr->qbar[a] = (1.0 - w) * qa[a] + w * qb[a];
+    pr->dq[a] = qb[a] - qa[a];
+  }
+  pr->w = w;
+  pr->cmean = 0.5 * w * (1.0 - w);
+  pr->rb = 1.0 - w;
+  crd_q4_mitc_rows(xl0, pr->Bc);
+  /* w = 1 (the plain element): the strains at q_b are those at qbar = q_b,
+   * the terms in dq below are exact zeros and are skipped */
+  pr->plain = (w == 1.0);
+  pr->pad = 0;
+}
+
+/* Gauss point ig (0..3: (-,-) (+,-) (+,+) (-,+)) of crd_q4_local_avg:
+ * strains, resultants S (8), energy term *u, the factor *km of the
+ * material term of k (crd_q4_gpset), det J (returned) and the
+ * operators B and C (200 each, rows as in crd_q4_gpset; rows 8, 9 of B
+ * and all of C only with want_k). */
+CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig, int want_k, double *B,
+                            double *C, double *S, double *u, double *km)
+{
+  const double gp = 0.57735026918962576451, cmean = pr->cmean, rb = pr->rb;
+  const double *A = pr->A, *D = pr->D, *dq = pr->dq, s = pr->s;
+  /* a term that needs more of the material than A, D, s reads pr->mt */
+  double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
+  double *Bm = B, *Bb = B + 60, *Bs = B + 120, e[3], chi[3], gs[2], dNx[4], dNy[4];
+  double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, Bm, Bb, Bs, e, chi, gs,
+                                    dNx, dNy);
+  double Nm[3], Mb[3], Q[2];
+  if (pr->plain) {
+    for (int r = 0; r < 3; ++r) {
+      Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
+      Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
+    }
+    Q[0] = s * gs[0];
+    Q[1] = s * gs[1];
+    *u = 0.5 * det * (Nm[0] * e[0] + Nm[1] * e[1] + Nm[2] * e[2] + Mb[0] * chi[0] + Mb[1] * chi[1] +
+                        Mb[2] * chi[2] + s * (gs[0] * gs[0] + gs[1] * gs[1]));
+  } else {
+    /* strains at q_b: eps(qbar) + B(qbar) (1-w) dq + (1-w)^2/2 Q(dq,dq) */
+    double dwx = 0.0, dwy = 0.0, eb[3], cb[3], gb[2];
+    for (int i = 0; i < 4; ++i) {
+      dwx += dNx[i] * dq[5 * i + 2];
+      dwy += dNy[i] * dq[5 * i + 2];
+    }
+    double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy}, bm[3], bb[3], bs[2];
+    for (int r = 0; r < 3; ++r) {
+      bm[r] = bb[r] = 0.0;
+      for (int a = 0; a < 20; ++a) {
+        bm[r] += Bm[20 * r + a] * dq[a];
+        bb[r] += Bb[20 * r + a] * dq[a];
+      }
+      eb[r] = e[r] + rb * bm[r] + 0.5 * rb * rb * Qd[r];
+      cb[r] = chi[r] + rb * bb[r];
+      e[r] += cmean * Qd[r];                 /* the mean strain */
+    }
+    for (int r = 0; r < 2; ++r) {
+      bs[r] = 0.0;
+      for (int a = 0; a < 20; ++a) bs[r] += Bs[20 * r + a] * dq[a];
+      gb[r] = gs[r] + rb * bs[r];
+    }
+    double Nb[3], Mbb[3];
+    for (int r = 0; r < 3; ++r) {
+      Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
+      Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
+      Nb[r] = A[3 * r] * eb[0] + A[3 * r + 1] * eb[1] + A[3 * r + 2] * eb[2];
+      Mbb[r] = D[3 * r] * cb[0] + D[3 * r + 1] * cb[1] + D[3 * r + 2] * cb[2];
+    }
+    Q[0] = s * gs[0];
+    Q[1] = s * gs[1];
+    if (pr->mt.xi != 0.0) { /* the dissipative stress xi C (eps_b - eps_a) (crd_q4_local_avg) */
+      double de[3], hq = 0.5 * (1.0 - 2.0 * pr->w), x = pr->mt.xi;
+      for (int r = 0; r < 3; ++r) de[r] = bm[r] + hq * Qd[r];
+      for (int r = 0; r < 3; ++r) {
+        Nm[r] += x * (A[3 * r] * de[0] + A[3 * r + 1] * de[1] + A[3 * r + 2] * de[2]);
+        Mb[r] += x * (D[3 * r] * bb[0] + D[3 * r + 1] * bb[1] + D[3 * r + 2] * bb[2]);
+      }
+      Q[0] += x * s * bs[0];
+      Q[1] += x * s * bs[1];
+    }
+    *u = 0.5 * det * (Nb[0] * eb[0] + Nb[1] * eb[1] + Nb[2] * eb[2] + Mbb[0] * cb[0] + Mbb[1] * cb[1] +
+                        Mbb[2] * cb[2] + s * (gb[0] * gb[0] + gb[1] * gb[1]));
+  }
+  for (int r = 0; r < 3; ++r) {
+    S[r] = Nm[r];
+    S[3 + r] = Mb[r];
+  }
+  S[6] = Q[0];
+  S[7] = Q[1];
+  *km = (pr->plain || pr->mt.xi == 0.0) ? det : det * (1.0 + pr->mt.xi / pr->w);
+  if (!want_k) return det; /* rows 0..7 of B are Bm, Bb, Bs already; 8, 9 serve k only */
+  for (int a = 0; a < 20; ++a) {
+    B[160 + a] = dNx[a / 5];
+    B[180 + a] = dNy[a / 5];
+    for (int r = 0; r < 3; ++r) {
+      C[20 * r + a] = A[3 * r] * Bm[a] + A[3 * r + 1] * Bm[20 + a] + A[3 * r + 2] * Bm[40 + a];
+      C[60 + 20 * r + a] = D[3 * r] * Bb[a] + D[3 * r + 1] * Bb[20 + a] + D[3 * r + 2] * Bb[40 + a];
+    }
+    C[120 + a] = Bs[a]; C[140 + a] = Bs[20 + a];
+    C[160 + a] = dNx[a / 5]; C[180 + a] = dNy[a / 5];
+  }
+  return det;
+}
+
+/* The entries read dof a's ten values of Gauss point ig at x[ld (10 ig +
+ * c)], c = 0..9: ld = 20 straight from a crd_q4_gpset (x = B[0] + a), ld = 1
+ * from a private copy of those 40 values (the split kernels). */
+
+/* One Gauss point's term added to f_a: v + det (B^T S)_a, with x dof a's
+ * B values of that point and r its resultants S (8). */
+CRD_HD double crd_q4_f_gp_add(double v, const double *x, int ld, const double *r, double det)
+{
+  return v + det * (x[0] * r[0] + x[ld] * r[1] + x[2 * ld] * r[2] + x[3 * ld] * r[3] + x[4 * ld] * r[4] +
+                    x[5 * ld] * r[5] + x[6 * ld] * r[6] + x[7 * ld] * r[7]);
+}
+
+/* f_a = sum_gp det (B^T S)_a, the Gauss points in order from zero.  x:
+ * dof a's B values, S (32), det (4). */
+CRD_HD double crd_q4_f_entry(const double *x, int ld, const double *S, const double *det)
+{
+  double v = 0.0;
+  for (int ig = 0; ig < 4; ++ig) v = crd_q4_f_gp_add(v, x + 10 * ld * ig, ld, S + 8 * ig, det[ig]);
+  return v;
+}
+
+/* One Gauss point's terms added to k_ab (a <= b): the material term km
+ * (B^T C B)_ab, then in the w-w block (ww: a and b both w dofs) the
+ * membrane geometric term det N . H_ab.  x: dof a's B values, y: dof b's C
+ * values of that point, Nm its membrane resultants, s the shear factor. */
+CRD_HD double crd_q4_kt_gp_mat(double v, const double *x, const double *y, int ld, double km, double s)
+{
+  return v + km * (x[0] * y[0] + x[ld] * y[ld] + x[2 * ld] * y[2 * ld] + x[3 * ld] * y[3 * ld] +
+                    x[4 * ld] * y[4 * ld] + x[5 * ld] * y[5 * ld] + s * (x[6 * ld] * y[6 * ld] + x[7 * ld] * y[7 * ld]));
+}
+CRD_HD double crd_q4_kt_gp_geo(double v, const double *x, const double *y, int ld, const double *Nm, double det)
+{
+  return v + det * (Nm[0] * x[8 * ld] * y[8 * ld] + Nm[1] * x[9 * ld] * y[9 * ld] +
+                    Nm[2] * (x[8 * ld] * y[9 * ld] + x[9 * ld] * y[8 * ld]));
+}
+CRD_HD double crd_q4_kt_gp_add(double v, const double *x, const double *y, int ld, const double *Nm, double det,
+                               double km, double s, int ww)
+{
+  v = crd_q4_kt_gp_mat(v, x, y, ld, km, s);
+  return ww ? crd_q4_kt_gp_geo(v, x, y, ld, Nm, det) : v;
+}
+
+/* k_ab (a <= b), the Gauss points in order from zero.  x: dof a's B
+ * values, y: dof b's C values, S, det, km (4) as above. */
+CRD_HD double crd_q4_kt_entry(const double *x, const double *y, int ld, const double *S, const double *det,
+                              const double *km, double s, int ww)
+{
+  double v = 0.0;
+  for (int ig = 0; ig < 4; ++ig)
+    v = crd_q4_kt_gp_add(v, x + 10 * ld * ig, y + 10 * ld * ig, ld, S + 8 * ig, det[ig], km[ig], s, ww);
+  return v;
+}
+
+/* Row and column of entry t (0..209) of the packed upper triangle (row by
+ * row, as the element matrices are stored). */
+CRD_HD void crd_tri_ij(int t, int *i, int *j)
+{
+  int r = 0;
+  while (t >= 20 - r) {
+    t -= 20 - r;
+    ++r;
+  }
+  *i = r;
+  *j = r + t;
+}
+
 /* f (20) and k (20x20) in the element frame from strains that are the
  * weighted means of their values at two states q_a and q_b (the quasi
  * energy-momentum rule, THEORY.md §6): eps = (1-w) eps(q_a) + w eps(q_b),
@@ -197,7 +408,8 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
  * eps.  k = sum wJ (B^T C B + sum_c (C eps)_c H_c): the exact Hessian with
  * respect to q_b when w = 1 and a symmetric tangent otherwise.
  * Returns the strain energy at q_b; q_a == q_b (or w = 1) is the plain
- * element.  f or k may be NULL; *min_det as below.
+ * element.  f or k may be NULL; *min_det as below.  The phases above, run
+ * by one thread.
  *
  * mt->xi > 0 adds the dissipative stress xi C (eps_b - eps_a) (a strain-
  * difference viscosity in the sense of the modified generalized
@@ -209,114 +421,38 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
  * through the strains alone, so it has no resultant force and no moment.
  * Its derivative with respect to q_b is xi B^T C B(q_b), taken as
  * xi B^T C B(qbar): the material part of k gets the factor 1 + xi / w
- * (k is per unit w, the weight of q_b). */
+ * (k is per unit w, the weight of q_b; crd_q4_avg_gp). */
 CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double *qb, double w,
                                const crd_q4_mat *mt, double *f, double *k, double *min_det)
 {
-  double A[9], D[9], s, qbar[20], dq[20];
-  crd_q4_constitutive(mt, A, D, &s);
-  for (int a = 0; a < 20; ++a) {
-    qbar[a] = (1.0 - w) * qa[a] + w * qb[a];
-    dq[a] = qb[a] - qa[a];
-  }
-  const double gp = 0.57735026918962576451, cmean = 0.5 * w * (1.0 - w), rb = 1.0 - w;
+  crd_q4_avg_pre pr;
+  crd_q4_avg_prepare(xl0, qa, qb, w, mt, &pr);
   double U = 0.0;
-  if (f) for (int a = 0; a < 20; ++a) f[a] = 0.0;
-  if (k) for (int a = 0; a < 400; ++a) k[a] = 0.0;
   *min_det = 1e300;
-  double Bc[4][20];
-  crd_q4_mitc_rows(xl0, Bc);
-  /* w = 1 (the plain element): the strains at q_b are those at qbar = q_b,
-   * the terms in dq below are exact zeros and are skipped */
-  const int plain = (w == 1.0);
-  for (int ig = 0; ig < 4; ++ig) {
-    double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
-    double Bm[60], Bb[60], Bs[40], e[3], chi[3], g[2], dNx[4], dNy[4];
-    double det = crd_q4_gp_strains_bc(xl0, qbar, xi, eta, (const double(*)[20])Bc, Bm, Bb, Bs, e, chi, g, dNx,
-                                      dNy);
-    if (det < *min_det) *min_det = det;
-    double Nm[3], Mb[3], Q[2];
-    if (plain) {
-      for (int r = 0; r < 3; ++r) {
-        Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
-        Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
-      }
-      Q[0] = s * g[0];
-      Q[1] = s * g[1];
-      U += 0.5 * det * (Nm[0] * e[0] + Nm[1] * e[1] + Nm[2] * e[2] + Mb[0] * chi[0] + Mb[1] * chi[1] +
-                        Mb[2] * chi[2] + s * (g[0] * g[0] + g[1] * g[1]));
-    } else {
-      /* strains at q_b: eps(qbar) + B(qbar) (1-w) dq + (1-w)^2/2 Q(dq,dq) */
-      double dwx = 0.0, dwy = 0.0, eb[3], cb[3], gb[2];
-      for (int i = 0; i < 4; ++i) {
-        dwx += dNx[i] * dq[5 * i + 2];
-        dwy += dNy[i] * dq[5 * i + 2];
-      }
-      double Qd[3] = {dwx * dwx, dwy * dwy, 2.0 * dwx * dwy}, bm[3], bb[3], bs[2];
-      for (int r = 0; r < 3; ++r) {
-        bm[r] = bb[r] = 0.0;
-        for (int a = 0; a < 20; ++a) {
-          bm[r] += Bm[20 * r + a] * dq[a];
-          bb[r] += Bb[20 * r + a] * dq[a];
-        }
-        eb[r] = e[r] + rb * bm[r] + 0.5 * rb * rb * Qd[r];
-        cb[r] = chi[r] + rb * bb[r];
-        e[r] += cmean * Qd[r];                 /* the mean strain */
-      }
-      for (int r = 0; r < 2; ++r) {
-        bs[r] = 0.0;
-        for (int a = 0; a < 20; ++a) bs[r] += Bs[20 * r + a] * dq[a];
-        gb[r] = g[r] + rb * bs[r];
-      }
-      double Nb[3], Mbb[3];
-      for (int r = 0; r < 3; ++r) {
-        Nm[r] = A[3 * r] * e[0] + A[3 * r + 1] * e[1] + A[3 * r + 2] * e[2];
-        Mb[r] = D[3 * r] * chi[0] + D[3 * r + 1] * chi[1] + D[3 * r + 2] * chi[2];
-        Nb[r] = A[3 * r] * eb[0] + A[3 * r + 1] * eb[1] + A[3 * r + 2] * eb[2];
-        Mbb[r] = D[3 * r] * cb[0] + D[3 * r + 1] * cb[1] + D[3 * r + 2] * cb[2];
-      }
-      Q[0] = s * g[0];
-      Q[1] = s * g[1];
-      if (mt->xi != 0.0) { /* the dissipative stress xi C (eps_b - eps_a) */
-        double de[3], hq = 0.5 * (1.0 - 2.0 * w), x = mt->xi;
-        for (int r = 0; r < 3; ++r) de[r] = bm[r] + hq * Qd[r];
-        for (int r = 0; r < 3; ++r) {
-          Nm[r] += x * (A[3 * r] * de[0] + A[3 * r + 1] * de[1] + A[3 * r + 2] * de[2]);
-          Mb[r] += x * (D[3 * r] * bb[0] + D[3 * r + 1] * bb[1] + D[3 * r + 2] * bb[2]);
-        }
-        Q[0] += x * s * bs[0];
-        Q[1] += x * s * bs[1];
-      }
-      U += 0.5 * det * (Nb[0] * eb[0] + Nb[1] * eb[1] + Nb[2] * eb[2] + Mbb[0] * cb[0] + Mbb[1] * cb[1] +
-                        Mbb[2] * cb[2] + s * (gb[0] * gb[0] + gb[1] * gb[1]));
-    }
-    if (f)
-      for (int a = 0; a < 20; ++a)
-        f[a] += det * (Bm[a] * Nm[0] + Bm[20 + a] * Nm[1] + Bm[40 + a] * Nm[2] + Bb[a] * Mb[0] +
-                       Bb[20 + a] * Mb[1] + Bb[40 + a] * Mb[2] + Bs[a] * Q[0] + Bs[20 + a] * Q[1]);
-    if (!k) continue;
-    const double kmat = (plain || mt->xi == 0.0) ? det : det * (1.0 + mt->xi / w);
-    double ABm[60], DBb[60];
-    for (int r = 0; r < 3; ++r)
-      for (int a = 0; a < 20; ++a) {
-        ABm[20 * r + a] = A[3 * r] * Bm[a] + A[3 * r + 1] * Bm[20 + a] + A[3 * r + 2] * Bm[40 + a];
-        DBb[20 * r + a] = D[3 * r] * Bb[a] + D[3 * r + 1] * Bb[20 + a] + D[3 * r + 2] * Bb[40 + a];
-      }
+  if (f)
+    for (int a = 0; a < 20; ++a) f[a] = 0.0;
+  if (k)
     for (int a = 0; a < 20; ++a)
-      for (int b = a; b < 20; ++b) {
-        double v = Bm[a] * ABm[b] + Bm[20 + a] * ABm[20 + b] + Bm[40 + a] * ABm[40 + b] +
-                   Bb[a] * DBb[b] + Bb[20 + a] * DBb[20 + b] + Bb[40 + a] * DBb[40 + b] +
-                   s * (Bs[a] * Bs[b] + Bs[20 + a] * Bs[20 + b]);
-        k[20 * a + b] += kmat * v;
-      }
-    /* geometric (membrane) part in the w-w block */
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) {
-        double v = Nm[0] * dNx[i] * dNx[j] + Nm[1] * dNy[i] * dNy[j] +
-                   Nm[2] * (dNx[i] * dNy[j] + dNy[i] * dNx[j]);
-        int a = 5 * i + 2, b = 5 * j + 2;
-        if (a <= b) k[20 * a + b] += det * v;
-      }
+      for (int b = a; b < 20; ++b) k[20 * a + b] = 0.0;
+  /* crd_q4_f_entry and crd_q4_kt_entry with the Gauss-point loop outside:
+   * the same sums in the same order (Gauss point by Gauss point from
+   * zero), one Gauss point's operators at a time (1.6 KB on the stack
+   * instead of the set's 13 KB), and short contiguous loops over b that
+   * vectorize */
+  for (int ig = 0; ig < 4; ++ig) {
+    double B[200], C[200], S[8], u, km;
+    double det = crd_q4_avg_gp(xl0, &pr, ig, k != 0, B, C, S, &u, &km);
+    U += u;
+    if (det < *min_det) *min_det = det;
+    if (f)
+      for (int a = 0; a < 20; ++a) f[a] = crd_q4_f_gp_add(f[a], B + a, 20, S, det);
+    if (!k) continue;
+    for (int a = 0; a < 20; ++a) {
+      double *kr = k + 20 * a;
+      for (int b = a; b < 20; ++b) kr[b] = crd_q4_kt_gp_mat(kr[b], B + a, C + b, 20, km, pr.s);
+      if (a % 5 == 2) /* the w-w terms of the row, after its material terms */
+        for (int b = a; b < 20; b += 5) kr[b] = crd_q4_kt_gp_geo(kr[b], B + a, C + b, 20, S, det);
+    }
   }
   if (k)
     for (int a = 0; a < 20; ++a)

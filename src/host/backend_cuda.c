@@ -48,7 +48,7 @@ typedef struct cu {
   /* element and assembled outputs */
   double *fe, *fin, *ke, *E, *ue, *F, *Fin, *K, *part, *sums;
   int *kind, *first_bad;
-  int per_thread;                   /* CRDYN_CUDA_LAYOUT=thread: one thread per element (comparison) */
+  int per_thread;                   /* the kernels' layout, CRD_CU_LAYOUT_* (CRDYN_CUDA_LAYOUT, docs/cuda.md) */
 } cu;
 
 #define CU(call, what)                                                                                 \
@@ -390,8 +390,18 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   c->nn = pb->nn;
   c->neq = pb->neq;
   c->nnz = (int)pb->K->nnz;
-  const char *lay = getenv("CRDYN_CUDA_LAYOUT"); /* an experiment's switch, not a user option: docs/cuda.md */
-  c->per_thread = lay && !strcmp(lay, "thread");
+  /* an experiment's switch, not a user option (docs/cuda.md): split (the
+   * default), thread (one thread per element), thread0 (thread 0 of a block) */
+  const char *lay = getenv("CRDYN_CUDA_LAYOUT");
+  c->per_thread = CRD_CU_LAYOUT_SPLIT;
+  if (lay && *lay && strcmp(lay, "split")) {
+    if (!strcmp(lay, "thread")) c->per_thread = CRD_CU_LAYOUT_THREAD;
+    else if (!strcmp(lay, "thread0")) c->per_thread = CRD_CU_LAYOUT_THREAD0;
+    else {
+      free(c);
+      return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_LAYOUT=%s: expected split, thread or thread0", lay);
+    }
+  }
   int rc = 0;
   cudaError_t e = cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking);
   for (int i = 0; i < 3 && e == cudaSuccess; ++i) e = cudaEventCreate(&c->ev[i]);
@@ -404,7 +414,10 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   if ((rc = CRD_CALLOC(1, &be))) goto fail;
   be->ops = &cu_ops;
   be->impl = c;
-  snprintf(be->device_name, sizeof be->device_name, "%.200s%s", dname, c->per_thread ? ", one thread per element" : "");
+  snprintf(be->device_name, sizeof be->device_name, "%.200s%s", dname,
+           c->per_thread == CRD_CU_LAYOUT_THREAD    ? ", one thread per element"
+           : c->per_thread == CRD_CU_LAYOUT_THREAD0 ? ", thread 0 of a block per element"
+                                                     : ", element split over a block");
   *out = be;
   return 0;
 fail:

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "crdyn/backend.h"
-#include "crdyn/elem_eval.h"
+#include "crdyn/elem_split.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
 
@@ -32,6 +32,8 @@ typedef struct ocl {
   cl_command_queue q;
   cl_program prog;
   cl_kernel k_static, k_mid, k_gather;
+  cl_kernel k_static_split, k_mid_split; /* the element split over a work-group (crd_elements.cl) */
+  int split;                             /* work-items per element for the split kernels; 0: serial */
   int ne, nn, neq, nnz;
   /* constant over a run */
   cl_mem quads, x, p0, mat, fptr, fidx, kptr, kidx, C;
@@ -42,7 +44,7 @@ typedef struct ocl {
   cl_mem fe, fin, ke, E, ue, kind, F, Fin, K;
   int *kind_h;
   /* the resident explicit loop (ex_*): kernels and the stage's buffers */
-  cl_kernel kx_node1, kx_pres, kx_elem, kx_node2, kx_reduce;
+  cl_kernel kx_node1, kx_pres, kx_elem, kx_node2, kx_reduce, kx_elem_split;
   struct {
     int on, nload, npres, nw, cap;      /* cap: steps the factor tables hold */
     double dt, s;
@@ -180,12 +182,14 @@ static void ocl_free(ocl *o)
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
     if (*all[i]) clReleaseMemObject(*all[i]);
   ex_release(o);
-  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_elem, o->kx_node2, o->kx_reduce};
+  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_elem, o->kx_node2, o->kx_reduce, o->kx_elem_split};
   for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i)
     if (ks[i]) clReleaseKernel(ks[i]);
   if (o->k_static) clReleaseKernel(o->k_static);
   if (o->k_mid) clReleaseKernel(o->k_mid);
   if (o->k_gather) clReleaseKernel(o->k_gather);
+  if (o->k_static_split) clReleaseKernel(o->k_static_split);
+  if (o->k_mid_split) clReleaseKernel(o->k_mid_split);
   if (o->prog) clReleaseProgram(o->prog);
   if (o->clblast_lib) dlclose(o->clblast_lib);
   if (o->q) clReleaseCommandQueue(o->q);
@@ -219,8 +223,13 @@ static int build_program(ocl *o, cl_device_id dev, const char *dname)
   OCL(err, "clCreateKernel(crd_k_mid)");
   o->k_gather = clCreateKernel(o->prog, "crd_k_gather", &err);
   OCL(err, "clCreateKernel(crd_k_gather)");
+  o->k_static_split = clCreateKernel(o->prog, "crd_k_static_split", &err);
+  OCL(err, "clCreateKernel(crd_k_static_split)");
+  o->k_mid_split = clCreateKernel(o->prog, "crd_k_mid_split", &err);
+  OCL(err, "clCreateKernel(crd_k_mid_split)");
   struct { cl_kernel *k; const char *name; } kx[] = {{&o->kx_node1, "crd_kx_node1"}, {&o->kx_pres, "crd_kx_pres"},
-      {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"}};
+      {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"},
+      {&o->kx_elem_split, "crd_kx_elem_split"}};
   for (size_t i = 0; i < sizeof kx / sizeof *kx; ++i) {
     *kx[i].k = clCreateKernel(o->prog, kx[i].name, &err);
     OCL(err, kx[i].name);
@@ -300,10 +309,59 @@ static int gather(ocl *o, int n, cl_mem ptr, cl_mem idx, cl_mem src, cl_mem dst)
   return 0;
 }
 
+/* One work-group per element: of o->split work-items for the split
+ * kernels, of one for the serial ones. */
 static int elems(ocl *o, cl_kernel k)
 {
-  size_t lws = 1, gws = (size_t)o->ne; /* one work-group (of one work-item, for now) per element */
+  size_t lws = o->split > 0 ? (size_t)o->split : 1, gws = (size_t)o->ne * lws;
   OCL(clEnqueueNDRangeKernel(o->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL), "element kernel");
+  return 0;
+}
+
+/* The element kernels' variant: CRDYN_OPENCL_SPLIT=N (N work-items per
+ * element, 0 for the serial kernels), else the split with 64 on a GPU
+ * device and the serial kernels on others (on PoCL's CPU device the split
+ * is slower: profiling/RESULTS.md).  The choice holds for the implicit
+ * kernels and the resident explicit loop's element kernel.  N is bounded
+ * by what the device and the kernels allow; a device with less local
+ * memory than the workspace gets the serial kernels. */
+static int choose_split(ocl *o, cl_device_id dev, const char *dname)
+{
+  cl_device_type ty = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof ty, &ty, NULL);
+  int n = (ty & CL_DEVICE_TYPE_GPU) ? 64 : 0;
+  const char *env = getenv("CRDYN_OPENCL_SPLIT");
+  if (env && *env) {
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (*end || v < 0 || v > 1024)
+      return CRD_ERR(CRD_ERR_INPUT, "CRDYN_OPENCL_SPLIT=%s: expected the work-items per element, 0 to 1024 "
+                     "(0: one work-item per element)", env);
+    n = (int)v;
+  }
+  if (n == 0) {
+    o->split = 0;
+    return 0;
+  }
+  cl_ulong lmem = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+  if (lmem < sizeof(crd_elem_ws)) {
+    if (env && *env)
+      return CRD_ERR(CRD_ERR_BACKEND, "CRDYN_OPENCL_SPLIT=%s: %s has %llu bytes of local memory, the split "
+                     "element kernels need %zu", env, dname, (unsigned long long)lmem, sizeof(crd_elem_ws));
+    o->split = 0;
+    return 0;
+  }
+  size_t lim = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim, &lim, NULL);
+  cl_kernel ks[] = {o->k_static_split, o->k_mid_split, o->kx_elem_split};
+  for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i) {
+    size_t kw = 0;
+    clGetKernelWorkGroupInfo(ks[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kw, &kw, NULL);
+    if (kw && kw < lim) lim = kw;
+  }
+  if (lim && (size_t)n > lim) n = (int)lim;
+  o->split = n;
   return 0;
 }
 
@@ -316,7 +374,7 @@ static int ocl_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   CRD_CALL(put(o, o->d, 3 * nn * sizeof(double), pb->d, "write d"));
   CRD_CALL(put(o, o->p, 3 * nn * sizeof(double), pb->p, "write p"));
   CRD_CALL(put(o, o->l, nn * sizeof(int), pb->l, "write l"));
-  cl_kernel k = o->k_static;
+  cl_kernel k = o->split ? o->k_static_split : o->k_static;
   int nei = o->ne;
   ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d);
   ARG(k, 6, o->p); ARG(k, 7, o->l); ARG(k, 8, o->mat); ARG(k, 9, o->fe); ARG(k, 10, o->ke); ARG(k, 11, o->ue);
@@ -362,7 +420,7 @@ static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   CRD_CALL(put(o, o->am, 5 * nn * sizeof(double), in->am, "write am"));
   CRD_CALL(put(o, o->wam, d3, in->wam, "write wam"));
   CRD_CALL(put(o, o->Bs, 2 * d3, in->Bs, "write Bs"));
-  cl_kernel k = o->k_mid;
+  cl_kernel k = o->split ? o->k_mid_split : o->k_mid;
   int nei = o->ne;
   cl_mem E = o->E ? o->E : o->ke; /* not written unless want_K */
   double cf = in->cf, cm = in->cm, xi = in->xi;
@@ -474,7 +532,8 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   OCL(clEnqueueWriteBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st0, st0, 0, NULL, NULL), "write status");
   int nn = o->nn, ne = o->ne, nw = o->ex.nw, j = 0, last = 0;
   double dt = o->ex.dt, s = o->ex.s;
-  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->kx_elem, k2 = o->kx_node2, kr = o->kx_reduce;
+  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->split ? o->kx_elem_split : o->kx_elem, k2 = o->kx_node2,
+            kr = o->kx_reduce;
   ARG(k1, 0, nn); ARG(k1, 2, dt); ARG(k1, 3, o->ex.eq); ARG(k1, 4, o->ex.locked); ARG(k1, 5, o->d);
   ARG(k1, 6, o->p); ARG(k1, 7, o->l); ARG(k1, 8, o->ex.v); ARG(k1, 9, o->ex.w); ARG(k1, 10, o->ex.a);
   ARG(k1, 11, o->ex.wa); ARG(k1, 12, o->ex.vh); ARG(k1, 13, o->ex.wh); ARG(k1, 14, o->ex.dprev);
@@ -493,13 +552,13 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   ARG(kr, 8, o->ex.w_a); ARG(kr, 9, o->ex.w_b); ARG(kr, 10, o->ex.facw); ARG(kr, 11, o->d); ARG(kr, 12, o->ex.dprev);
   ARG(kr, 13, o->ex.contrib); ARG(kr, 14, o->ue); ARG(kr, 15, o->ex.acc); ARG(kr, 16, o->ex.status);
   size_t lws = 64, gn = ((size_t)nn + lws - 1) / lws * lws, gp = ((size_t)np + lws - 1) / lws * lws;
-  size_t one = 1, gel = (size_t)ne;
+  size_t one = 1, lel = o->split ? (size_t)o->split : 1, gel = (size_t)ne * lel;
   for (j = 0; j < k; ++j) {
     last = j == k - 1;
     ARG(k1, 1, j); ARG(kp, 1, j); ARG(ke, 1, j); ARG(k2, 1, j); ARG(kr, 3, j); ARG(kr, 4, last);
     OCL(clEnqueueNDRangeKernel(o->q, k1, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
     if (np > 0) OCL(clEnqueueNDRangeKernel(o->q, kp, 1, NULL, &gp, &lws, 0, NULL, NULL), "prescribed kernel");
-    OCL(clEnqueueNDRangeKernel(o->q, ke, 1, NULL, &gel, &one, 0, NULL, NULL), "explicit element kernel");
+    OCL(clEnqueueNDRangeKernel(o->q, ke, 1, NULL, &gel, &lel, 0, NULL, NULL), "explicit element kernel");
     OCL(clEnqueueNDRangeKernel(o->q, k2, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
     OCL(clEnqueueNDRangeKernel(o->q, kr, 1, NULL, &one, &one, 0, NULL, NULL), "explicit reduction kernel");
   }
@@ -620,13 +679,18 @@ int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
     rc = CRD_ERR(CRD_ERR_BACKEND, "opencl: clCreateCommandQueue on device %d (%s): %s", pick, dname, cl_errstr(err));
     goto fail;
   }
-  if ((rc = CRD_CALLOC(pb->ne, &o->kind_h)) || (rc = build_program(o, dev, dname)) || (rc = upload_model(o, pb)))
+  if ((rc = CRD_CALLOC(pb->ne, &o->kind_h)) || (rc = build_program(o, dev, dname)) ||
+      (rc = choose_split(o, dev, dname)) || (rc = upload_model(o, pb)))
     goto fail;
   crd_backend *be;
   if ((rc = CRD_CALLOC(1, &be))) goto fail;
   be->ops = &ocl_ops;
   be->impl = o;
-  snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %s", pick, dname);
+  if (o->split)
+    snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %.180s, element split over %d work-items",
+             pick, dname, o->split);
+  else
+    snprintf(be->device_name, sizeof be->device_name, "OpenCL device %d: %.200s", pick, dname);
   *out = be;
   return 0;
 fail:

@@ -2,19 +2,21 @@
  * solver's value permutation (docs/cuda.md), launched from C through the
  * extern "C" functions of include/crdyn/cuda_kernels.h.
  *
- * The element work is the CRD_HD code of include/crdyn/elem_eval.h, the
- * same the CPU backend runs (compiled here as __host__ __device__).
- *
- * One thread block per element (CRD_CU_BLOCK threads).  The element
- * functions of the headers are written for one thread (crd_q4_global does
- * the frame, every Gauss point and the 20x20 k_T in one call), so thread 0
- * of the block computes the element into shared memory and the block then
- * writes the element's vectors and matrices out together (coalesced).  The
- * per-Gauss-point and per-entry split of DESIGN.md §4 needs the headers to
- * expose those stages (CRD_FOREACH_THREAD / CRD_SYNC are ready in
- * crd_hd.h); it is not done yet: correctness first, as in OpenCL.
- * A second layout, one thread per element (crd_cu_k_*_thread), is there
- * for comparison (CRDYN_CUDA_LAYOUT=thread).
+ * The element work is the CRD_HD code of include/crdyn/elem_eval.h and
+ * elem_split.h, the same the CPU backend runs (compiled here as __host__
+ * __device__).  Three layouts (CRDYN_CUDA_LAYOUT, docs/cuda.md):
+ *  - split (default; crd_cu_k_*_split): one block of CRD_CU_SPLIT_BLOCK
+ *    threads per element, the threads sharing the element (DESIGN.md §4):
+ *    Gauss points, the entries of k_T and f, and the products of the
+ *    transforms, through a crd_elem_ws workspace in shared memory (17.7 KB
+ *    static); thread 0 does the serial phases (frames, T, the pull-back,
+ *    the rest of K_G, inertia) and writes the outputs;
+ *  - thread0 (crd_cu_k_static, crd_cu_k_mid): one block of CRD_CU_BLOCK
+ *    threads per element, thread 0 computing the whole element into shared
+ *    memory and the block writing it out together (coalesced): the layout
+ *    before the split, kept for the GPU parity run;
+ *  - thread (crd_cu_k_*_thread): one thread per element, for comparison.
+ * All three give the same bits (the split keeps the serial order).
  *
  * Assembly: atomic (atomicAdd of doubles into F and the CSR values, fast,
  * order not repeatable) or deterministic (a gather per assembled entry over
@@ -24,10 +26,11 @@
 #include <cuda_runtime.h>
 #include <limits.h>
 
-#include "crdyn/elem_eval.h"
+#include "crdyn/elem_split.h"
 #include "crdyn/cuda_kernels.h"
 
 #define CRD_CU_BLOCK 32
+#define CRD_CU_SPLIT_BLOCK 64
 #define CRD_CU_RED_BLOCKS 256
 #define CRD_CU_RED_THREADS 256
 
@@ -93,6 +96,51 @@ __global__ void crd_cu_k_mid(int ne, int want_k, const int *quads, const double 
   if (want_k) {
     CRD_FOREACH_THREAD(t, 210) ke[210 * (size_t)e + t] = sk[t];
     CRD_FOREACH_THREAD(t, 400) E[400 * (size_t)e + t] = sE[t];
+  }
+}
+
+/* The split layout: every thread of the block calls the split body. */
+__global__ void crd_cu_k_static_split(int ne, int want_k, const int *quads, const double *x, const double *p0n,
+                                      const double *dn, const double *pn, const int *ln, const double *mat,
+                                      double *fe, double *ke, double *ue, int *kind, int *first_bad)
+{
+  __shared__ crd_elem_ws ws;
+  const int e = (int)blockIdx.x;
+  if (e >= ne) return; /* the whole block */
+  crd_q4_mat mt;
+  mt.E = mat[3 * e];
+  mt.nu = mat[3 * e + 1];
+  mt.h = mat[3 * e + 2];
+  mt.xi = 0.0;
+  int k = crd_elem_static_split(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e,
+                                ke + 210 * (size_t)e, ue + e, &ws);
+  if (threadIdx.x == 0) {
+    kind[e] = k;
+    if (k) atomicMin(first_bad, e);
+  }
+}
+
+__global__ void crd_cu_k_mid_split(int ne, int want_k, const int *quads, const double *x, const double *p0n,
+                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
+                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
+                                   const double *Bsn, const int *ln, const double *Cn, const double *mat, double cf,
+                                   double cm, double xi, double *fg, double *fin, double *ke, double *E, double *ue,
+                                   int *kind, int *first_bad)
+{
+  __shared__ crd_elem_ws ws;
+  const int e = (int)blockIdx.x;
+  if (e >= ne) return; /* the whole block */
+  crd_q4_mat mt;
+  mt.E = mat[3 * e];
+  mt.nu = mat[3 * e + 1];
+  mt.h = mat[3 * e + 2];
+  mt.xi = xi;
+  int b = crd_elem_mid_split(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
+                             want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
+                             E + 400 * (size_t)e, ue + e, &ws);
+  if (threadIdx.x == 0) {
+    kind[e] = b;
+    if (b) atomicMin(first_bad, e);
   }
 }
 
@@ -203,7 +251,11 @@ extern "C" {
 
 int crd_cu_static(cudaStream_t st, const crd_cu_static_args *a)
 {
-  if (a->ne > 0 && a->per_thread)
+  if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_SPLIT)
+    crd_cu_k_static_split<<<(unsigned)a->ne, CRD_CU_SPLIT_BLOCK, 0, st>>>(
+        a->ne, a->want_k, a->quads, a->x, a->p0, a->d, a->p, a->l, a->mat, a->fe, a->ke, a->ue, a->kind,
+        a->first_bad);
+  else if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_THREAD)
     crd_cu_k_static_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d, a->p, a->l, a->mat, a->fe, a->ke, a->ue, a->kind,
         a->first_bad);
@@ -216,7 +268,11 @@ int crd_cu_static(cudaStream_t st, const crd_cu_static_args *a)
 
 int crd_cu_mid(cudaStream_t st, const crd_cu_mid_args *a)
 {
-  if (a->ne > 0 && a->per_thread)
+  if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_SPLIT)
+    crd_cu_k_mid_split<<<(unsigned)a->ne, CRD_CU_SPLIT_BLOCK, 0, st>>>(
+        a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa, a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
+        a->C, a->mat, a->cf, a->cm, a->xi, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);
+  else if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_THREAD)
     crd_cu_k_mid_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa, a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
         a->C, a->mat, a->cf, a->cm, a->xi, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);

@@ -51,7 +51,8 @@ __kernel void crd_kx_pres(const int npres, const int j, __global const int *idx,
   dn[idx[k]] = val[(size_t)j * npres + k];
 }
 
-/* One work-group per element (one work-item of it for now), f_e and u_e only. */
+/* One work-group per element, f_e and u_e only: the serial variant (groups
+ * of one work-item). */
 __kernel void crd_kx_elem(const int ne, const int j, __global const int *quads, __global const double *x,
                           __global const double *p0n, __global const double *dn, __global const double *pn,
                           __global const int *ln, __global const double *mat, __global double *fe,
@@ -65,6 +66,37 @@ __kernel void crd_kx_elem(const int ne, const int j, __global const int *quads, 
   mt.h = mat[3 * e + 2];
   mt.xi = 0.0;
   int kd = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, 0, fe + 20 * e, ke, ue + e);
+  kind[e] = kd;
+  if (kd) {
+    atomic_min(&status[0], j);
+    atomic_min(&status[1], e);
+  }
+}
+
+/* crd_kx_elem with the element split over the work-group (elem_split.h;
+ * CRDYN_OPENCL_SPLIT, crd_elements.cl): the Gauss points and the 20 entries
+ * of f shared, the same bits.  The step test is read once per group so
+ * that all its work-items take the same branch (status changes while the
+ * kernel runs). */
+__kernel void crd_kx_elem_split(const int ne, const int j, __global const int *quads, __global const double *x,
+                                __global const double *p0n, __global const double *dn, __global const double *pn,
+                                __global const int *ln, __global const double *mat, __global double *fe,
+                                __global double *ke, __global double *ue, __global int *kind, __global int *status)
+{
+  __local crd_elem_ws ws;
+  __local int go;
+  int e = (int)get_group_id(0);
+  if (e >= ne) return; /* the whole group */
+  if (get_local_id(0) == 0) go = status[0] >= j;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!go) return;
+  crd_q4_mat mt;
+  mt.E = mat[3 * e];
+  mt.nu = mat[3 * e + 1];
+  mt.h = mat[3 * e + 2];
+  mt.xi = 0.0;
+  int kd = crd_elem_static_split(e, quads, x, p0n, dn, pn, ln, &mt, 0, fe + 20 * e, ke, ue + e, &ws);
+  if (get_local_id(0) != 0) return;
   kind[e] = kd;
   if (kd) {
     atomic_min(&status[0], j);

@@ -10,7 +10,12 @@
 # largest magnitude (on PoCL they are in fact bitwise equal: the element
 # code is the same and FP contraction is off, docs/opencl.md).  Also the
 # device options: `crdyn devices`, --device out of range, --device without
-# a device backend.  Without an OpenCL device every check is skipped, said
+# a device backend.  The split element kernels (CRDYN_OPENCL_SPLIT=32:
+# the element shared by the work-items of its group; the default on GPUs)
+# give the same histories as the serial ones to the bit (the implicit
+# flying plate and strip, the static roof, the resident explicit loop of
+# the flying plate and the strip), and a bad CRDYN_OPENCL_SPLIT is
+# refused.  Without an OpenCL device every check is skipped, said
 # and counted ("# SKIP"), unless CRDYN_REQUIRE_OPENCL=1 (CI): then it fails.
 CRDYN=${CRDYN:-./build/crdyn}
 tmp=$(mktemp -d)
@@ -22,7 +27,9 @@ if ! "$CRDYN" devices >"$tmp/devices" 2>&1; then
     echo "not ok 1 - OpenCL device required (CRDYN_REQUIRE_OPENCL=1): $why"; echo "1..1"; exit 1
   fi
   for c in flying_plate_short flying_plate_explicit strip_implicit strip_explicit strip_moment_explicit strip_prescribed \
-           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit checkpoint clblast resident_restart; do
+           scordelis_lo_4 resident_used resident_fallback unstable_explicit crush_explicit checkpoint clblast resident_restart \
+           split_flying_plate_short split_strip_implicit split_scordelis_lo_4 split_flying_plate_explicit \
+           split_strip_explicit split_bad_value; do
     n=$((n + 1)); echo "ok $n # SKIP $c on OpenCL: $why"
   done
   echo "1..$n"; exit 0
@@ -114,6 +121,22 @@ if [ $r1 -ne 0 ] && [ $r2 -eq 0 ]; then
 else
   echo "not ok $n - resident loop interrupted ($r1) and restarted ($r2)"; sed 's/^/# /' "$tmp/log"
 fi
+for b in flying_plate_short strip_implicit scordelis_lo_4 flying_plate_explicit strip_explicit; do  # split kernels
+  c=tests/opencl/$b.json; [ -f "$c" ] || c=cases/$b.json
+  n=$((n + 1))
+  CRDYN_OPENCL_SPLIT=32 "$CRDYN" run "$c" --out "$tmp/sp_$b" --quiet --backend opencl >"$tmp/log" 2>&1
+  r=$?
+  if [ $r -eq 0 ] && grep -q 'split over 32' "$tmp/sp_$b/summary.json" && cmp -s "$tmp/cl_$b/history.csv" "$tmp/sp_$b/history.csv"; then
+    echo "ok $n - $b: split element kernels (32 work-items per element), history bitwise equal to the serial kernels'"
+  else
+    echo "not ok $n - $b: split element kernels (rc $r) against the serial kernels"; sed 's/^/# /' "$tmp/log"
+  fi
+done
+n=$((n + 1))
+CRDYN_OPENCL_SPLIT=lots "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/bad" --quiet --backend opencl >"$tmp/log" 2>&1
+r=$?
+[ $r -ne 0 ] && grep -q 'CRDYN_OPENCL_SPLIT=lots' "$tmp/log" && echo "ok $n - CRDYN_OPENCL_SPLIT=lots refused: $(cat "$tmp/log")" \
+  || echo "not ok $n - CRDYN_OPENCL_SPLIT=lots refused (rc $r)"
 n=$((n + 1))
 "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/bad" --quiet --backend opencl --device 99 >"$tmp/log" 2>&1
 r=$?
