@@ -4,7 +4,9 @@
  *  - static/explicit evaluation: f_e, k_e (packed), u_e per element, the
  *    assembled F and K values, the total energy and the f_e norm;
  *  - implicit midpoint evaluation: fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K;
- *  - an inverted element is reported by both with the same message.
+ *  - an inverted element is reported by both with the same message;
+ *  - the resident explicit loop (ex_* ops) against the same steps on the
+ *    host, and its report of an inverted element (resident_util.h).
  * Criterion: 1e-12 relative to the element's (or vector's) largest entry.
  * Without an OpenCL device (or a build without OpenCL) every check is
  * reported as skipped, with the reason, unless CRDYN_REQUIRE_OPENCL=1 (CI),
@@ -20,6 +22,7 @@
 #include "crdyn/problem.h"
 
 #include "backend_util.h"
+#include "resident_util.h"
 
 int main(void)
 {
@@ -148,6 +151,8 @@ int main(void)
   int rc2 = cl->ops->eval(cl, pb, 0, F2, &U2);
   T_OK(rc1 == CRD_WARN_ELEM_INVERTED && rc2 == rc1 && !strcmp(msg1, crd_err_message()),
        "inverted element reported alike: '%s'", msg1);
+  resident_failure(pb, cl, rc1, msg1);
+  resident_parity(pb, cpu, cl, Q, "opencl");
 
   crd_backend_destroy(&cl);
   crd_problem_destroy(&pb);
