@@ -19,9 +19,19 @@
 #include "crdyn/cuda_explicit.h"
 #include "crdyn/explicit_node.h"
 
-#define CRD_CUX_NODE_THREADS 128
-#define CRD_CUX_RED_BLOCKS 128   /* fixed: the tree sums' order does not depend on the device */
-#define CRD_CUX_RED_THREADS 256
+/* Launch shapes.  The tree sums' grid is fixed, so their order (and their
+ * bits) does not depend on the device; powers of two.  Overridable only
+ * for the host emulation of tests/cli/cuda_emu.sh, which runs the same
+ * code on a smaller grid (POSIX threads are slow barriers). */
+#ifndef CRD_CUX_NODE_THREADS
+#  define CRD_CUX_NODE_THREADS 128
+#endif
+#ifndef CRD_CUX_RED_BLOCKS
+#  define CRD_CUX_RED_BLOCKS 128
+#endif
+#ifndef CRD_CUX_RED_THREADS
+#  define CRD_CUX_RED_THREADS 256
+#endif
 
 static unsigned grid_of(long long n, int threads)
 {
@@ -257,6 +267,7 @@ int crd_cux_node2(cudaStream_t st, const crd_cux_args *a, int j)
 
 int crd_cux_reduce(cudaStream_t st, const crd_cux_args *a, int j, int last, int serial)
 {
+  if (!last && a->nw == 0) return (int)cudaGetLastError(); /* no work entries: nothing to add this step */
   if (serial) crd_cux_k_reduce_serial<<<1, 1, 0, st>>>(*a, j, last);
   else {
     crd_cux_k_reduce_part<<<CRD_CUX_RED_BLOCKS, CRD_CUX_RED_THREADS, 0, st>>>(*a, j, last);
