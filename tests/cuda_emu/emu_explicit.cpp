@@ -1,6 +1,7 @@
 /* crdyn tests: the kernels of src/kernels/crd_cuda_explicit.cu run here,
- * without a GPU, under the host emulation of cuda_runtime_api.h (built by
- * tests/cli/cuda_emu.sh from the real .cu, launch syntax rewritten).  What
+ * without a GPU, under the host emulation of cuda_runtime.h (built by
+ * tests/cli/cuda_emu.sh from the real .cu, launch syntax rewritten;
+ * emu_runtime.cpp).  What
  * it checks is the kernels' own logic, which the OpenCL loop does not
  * share: the reductions (serial: the host's serial sums bit for bit; the
  * fixed-order tree: the same to round-off, repeatable, the first
@@ -8,70 +9,14 @@
  * kernel after the failing step, and node2's flag of an element failure.
  * The per-node physics is explicit_node.h, checked against the host loop
  * through the OpenCL loop (t500) and on a GPU (t501). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <vector>
 
-#include "cuda_runtime_api.h"
+#include "cuda_runtime.h"
 #include "crdyn/cuda_explicit.h"
-
-/* ---- the emulation ------------------------------------------------------ */
-thread_local emu_dim3 threadIdx, blockIdx;
-emu_dim3 blockDim, gridDim;
-static pthread_barrier_t bar;
-static pthread_mutex_t atom = PTHREAD_MUTEX_INITIALIZER;
-
-void __syncthreads(void) { pthread_barrier_wait(&bar); }
-
-int atomicCAS(int *addr, int compare, int val)
-{
-  pthread_mutex_lock(&atom);
-  int old = *addr;
-  if (old == compare) *addr = val;
-  pthread_mutex_unlock(&atom);
-  return old;
-}
-
-struct emu_thread {
-  unsigned t, grid;
-  const std::function<void()> *body;
-};
-
-/* thread t of every block in turn; a barrier after each block, so that no
- * thread starts the next block (and overwrites the __shared__ statics)
- * while another is still in this one */
-static void *emu_run(void *p)
-{
-  emu_thread *e = (emu_thread *)p;
-  threadIdx = {e->t, 0, 0};
-  for (unsigned b = 0; b < e->grid; ++b) {
-    blockIdx = {b, 0, 0};
-    (*e->body)();
-    pthread_barrier_wait(&bar);
-  }
-  return NULL;
-}
-
-void emu_launch(unsigned grid, unsigned block, const std::function<void()> &body)
-{
-  gridDim = {grid, 1, 1};
-  blockDim = {block, 1, 1};
-  std::vector<pthread_t> th(block);
-  std::vector<emu_thread> arg(block);
-  pthread_barrier_init(&bar, NULL, block);
-  for (unsigned t = 0; t < block; ++t) {
-    arg[t] = {t, grid, &body};
-    if (pthread_create(&th[t], NULL, emu_run, &arg[t])) {
-      fprintf(stderr, "emu: pthread_create failed\n");
-      exit(2);
-    }
-  }
-  for (unsigned t = 0; t < block; ++t) pthread_join(th[t], NULL);
-  pthread_barrier_destroy(&bar);
-}
 
 /* ---- TAP ------------------------------------------------------------------ */
 static int n_test = 0, n_fail = 0;
