@@ -4,12 +4,19 @@ docs/cuda.md): clamped square plates under a tip force (the cases of
 bench.py) from about 1e4 to 1e6 elements, each run with --timing on
 
   cpu  + cholmod   (the reference on the same machine, all its cores)
-  cuda + cusolver  (device elements, assembly and factorization)
+  cuda + cusolver  (device elements, assembly and factorization; explicit:
+                    the resident loop, tree sums)
   cuda-thread + cusolver (the same with one thread per element)
+  cuda-hostloop    (explicit only: the host step loop over the device's
+                    force evaluation, CRDYN_EXPLICIT_HOST=1, the comparison
+                    for the resident loop)
+  cuda-serial      (explicit only: the resident loop with serial sums, the
+                    host's bits, CRDYN_CUDA_EX_SUMS=serial)
   cuda + cholmod   (device elements and assembly, host factorization)
 
 implicit (2 steps of generalized-alpha) and explicit (20 steps of 0.9 of
-the stable step, found by a one-step run).  Figures from summary.json:
+the stable step, found by a one-step run, a history row every 10 steps:
+the resident loop brings the measures back at rows only).  Figures from summary.json:
 element tangent (midpoint kernel) throughput in elements/s and FP64
 GFLOP/s by the counted flops (build/bench/flopcount), explicit force
 throughput, assembly time, factorization time and GFLOP/s (fastest
@@ -32,16 +39,19 @@ import time
 E, NU, RHO, H = 2.1e11, 0.3, 7800.0, 0.01   # profiling/peers/ccx_plate.py
 F_TIP = 2020.0
 RHO_INF = 0.9
-# (label, backend, solver, environment, run the explicit case too); the
-# device first at each size: the CPU's large factorizations would use up
-# the time.  cuda: the element split over a block (the default layout);
-# cuda-thread: one thread per element; cuda-thread0: thread 0 of a block
-# per element, the layout before the split (docs/cuda.md), implicit only.
-CONFIGS = [("cuda", "cuda", "cusolver", {}, True),
-           ("cuda-thread", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread"}, True),
-           ("cuda-thread0", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread0"}, False),
-           ("cuda", "cuda", "cholmod", {}, False),
-           ("cpu", "cpu", "cholmod", {}, True)]
+# (label, backend, solver, environment, run the implicit case, run the
+# explicit case, explicit step loop); the device first at each size: the
+# CPU's large factorizations would use up the time.  cuda: the element
+# split over a block (the default layout); cuda-thread: one thread per
+# element; cuda-thread0: thread 0 of a block per element, the layout before
+# the split (docs/cuda.md), implicit only.
+CONFIGS = [("cuda", "cuda", "cusolver", {}, True, True, "resident"),
+           ("cuda-thread", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread"}, True, True, "resident"),
+           ("cuda-thread0", "cuda", "cusolver", {"CRDYN_CUDA_LAYOUT": "thread0"}, True, False, "-"),
+           ("cuda-hostloop", "cuda", "cusolver", {"CRDYN_EXPLICIT_HOST": "1"}, False, True, "host"),
+           ("cuda-serial", "cuda", "cusolver", {"CRDYN_CUDA_EX_SUMS": "serial"}, False, True, "resident serial"),
+           ("cuda", "cuda", "cholmod", {}, True, False, "-"),
+           ("cpu", "cpu", "cholmod", {}, True, True, "host")]
 
 
 def case(n, integ, t_end, dt, outdir):
@@ -55,7 +65,7 @@ def case(n, integ, t_end, dt, outdir):
             "supports": [{"set": "x0", "fix": "all"}],
             "loads": [{"set": "x1", "force": [0, 0, F_TIP], "total": True, "amplitude": amp}],
             "analysis": {"type": "dynamic", "stages": [st]},
-            "output": {"dir": outdir, "history_every": 1, "vtk_every": 0}}
+            "output": {"dir": outdir, "history_every": 1 if integ == "implicit" else 10, "vtk_every": 0}}
 
 
 class Ladder:
@@ -99,14 +109,14 @@ class Ladder:
 
     def size(self, n, prev_n, fl):
         grow = (n / prev_n) ** 2 if prev_n else None
-        for label, backend, solver, xenv, explicit in CONFIGS:
+        for label, backend, solver, xenv, implicit, explicit, loop in CONFIGS:
             key = (label, solver)
             # implicit runs grow like the factorization (nested dissection in 2D: elements^1.5)
             est = lambda k: (self.took[k] * grow ** (1.5 if k[2] == "i" else 1.0) * 1.2  # noqa: E731
                              if grow and k in self.took else None)
             row = {"n": n, "backend": label, "solver": solver}
             si = self.run("plate%d_implicit" % n, case(n, "implicit", 2e-3, 1e-3, ""), backend, solver,
-                          est(key + ("i",)), xenv)
+                          est(key + ("i",)), xenv) if implicit else None
             if si:
                 self.took[key + ("i",)] = si["process_wall_s"]
                 t = si["timing"]
@@ -130,12 +140,13 @@ class Ladder:
                     if se:
                         self.took[key + ("e",)] = se["process_wall_s"]
                         t = se["timing"]
-                        row.update(elements=se["counts"]["elements"],
-                                   force_elem_per_s=1.0 / t["element_force"]["seconds_each"],
+                        ef = t["element_force"]["seconds_each"]
+                        row.update(elements=se["counts"]["elements"], explicit_loop=loop,
+                                   force_elem_per_s=1.0 / ef if ef > 0 else None,
                                    explicit_step_s=t["explicit_step"]["seconds_each"],
                                    explicit_assembly_s=t["assembly"]["seconds_each"],
                                    explicit_wall_s=se["process_wall_s"], device=se.get("device", ""))
-                        if fl:
+                        if fl and row["force_elem_per_s"]:
                             row["force_gflops"] = row["force_elem_per_s"] * fl["force"]["flops"] * 1e-9
             if len(row) > 3:
                 self.rows.append(row)
@@ -147,14 +158,14 @@ def g(r, k, f="%.3g"):
 
 def table(rows):
     out = ["| elements | backend+solver | tangent elem/s | tangent GFLOP/s | force elem/s | assembly ms | "
-           "refactor s | refactor GFLOP/s | implicit step s | explicit step ms |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "refactor s | refactor GFLOP/s | implicit step s | explicit loop | explicit step ms |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         asm = r.get("assembly_s", r.get("explicit_assembly_s"))
-        out.append("| %s | %s+%s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s+%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             g(r, "elements", "%d"), r["backend"], r["solver"], g(r, "tangent_elem_per_s"), g(r, "tangent_gflops"),
             g(r, "force_elem_per_s"), "%.3g" % (1e3 * asm) if asm else "-", g(r, "refactor_s"),
-            g(r, "refactor_gflops"), g(r, "implicit_step_s"),
+            g(r, "refactor_gflops"), g(r, "implicit_step_s"), r.get("explicit_loop", "-"),
             "%.3g" % (1e3 * r["explicit_step_s"]) if "explicit_step_s" in r else "-"))
     return "\n".join(out)
 

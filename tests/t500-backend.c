@@ -7,6 +7,8 @@
  *  - an inverted element is reported by both with the same message;
  *  - the split element kernels (CRDYN_OPENCL_SPLIT=32) give the same bits
  *    as the serial ones (CRDYN_OPENCL_SPLIT=0) for all of the above.
+ *  - the resident explicit loop (ex_* ops) against the same steps on the
+ *    host, and its report of an inverted element (resident_util.h).
  * Criterion: 1e-12 relative to the element's (or vector's) largest entry.
  * Without an OpenCL device (or a build without OpenCL) every check is
  * reported as skipped, with the reason, unless CRDYN_REQUIRE_OPENCL=1 (CI),
@@ -22,6 +24,7 @@
 #include "crdyn/problem.h"
 
 #include "backend_util.h"
+#include "resident_util.h"
 
 static int bits_eq(const double *a, const double *b, size_t n) { return memcmp(a, b, n * sizeof(double)) == 0; }
 
@@ -192,6 +195,8 @@ int main(void)
        "inverted element reported alike: '%s'", msg1);
   rc2 = cls->ops->eval(cls, pb, 0, F2, &U2);
   T_OK(rc2 == rc1 && !strcmp(msg1, crd_err_message()), "and by the split kernels");
+  resident_failure(pb, cl, rc1, msg1);
+  resident_parity(pb, cpu, cl, Q, "opencl");
 
   crd_backend_destroy(&cl);
   crd_backend_destroy(&cls);

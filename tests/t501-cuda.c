@@ -10,6 +10,11 @@
  *    the same checks with one thread per element (CRDYN_CUDA_LAYOUT=thread)
  *    and with thread 0 of a block doing the element (thread0);
  *  - an inverted element is reported by both with the same message;
+ *  - the resident explicit loop (ex_* ops), serial and tree sums: 6 steps
+ *    (two calls) from a tumbled, moving state with a nodal load, its work and one
+ *    prescribed translation, against the same steps done here with the
+ *    explicit_node.h functions and the CPU backend's forces (backend.h's
+ *    order): state, rates, measures and work to 1e-12;
  *  - the cusolver device Cholesky against CHOLMOD on the assembled K
  *    (solution to 1e-10 relative), and a matrix that is not positive
  *    definite reported as CRD_WARN_NOT_POSDEF with an equation.
@@ -29,6 +34,7 @@
 #include "crdyn/solver.h"
 
 #include "backend_util.h"
+#include "resident_util.h"
 
 static int same_bits(const double *a, const double *b, size_t n) { return !memcmp(a, b, n * sizeof *a); }
 
@@ -246,7 +252,15 @@ int main(void)
   T_OK(rc1 == CRD_WARN_ELEM_INVERTED && rc2 == rc1 && !strcmp(msg1, crd_err_message()),
        "inverted element reported alike: '%s'", msg1);
   free(F1); free(F2);
-  solver_parity(pb, cpu);
+  resident_failure(pb, cu, rc1, msg1);
+  /* serial sums (--deterministic) and the tree sums (default) */
+  cu->deterministic = 1;
+  resident_parity(pb, cpu, cu, Q, "serial sums");
+  cu->deterministic = 0;
+  resident_parity(pb, cpu, cu, Q, "tree sums");
+  const char *emu = getenv("CRDYN_CUDA_EMU"); /* tests/cli/cuda_emu.sh: no cuSOLVER behind the emulation */
+  if (emu && !strcmp(emu, "1")) printf("ok %d # SKIP cusolver parity: CUDA host emulation\n", ++t_run);
+  else solver_parity(pb, cpu);
   crd_backend_destroy(&cu);
   crd_problem_destroy(&pb);
   crd_model_destroy(&m);

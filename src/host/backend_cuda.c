@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_cuda_explicit.h"
 #include "crdyn/backend.h"
 #include "crdyn/cuda_kernels.h"
 #include "crdyn/elem_eval.h"
@@ -49,6 +50,7 @@ typedef struct cu {
   double *fe, *fin, *ke, *E, *ue, *F, *Fin, *K, *part, *sums;
   int *kind, *first_bad;
   int per_thread;                   /* the kernels' layout, CRD_CU_LAYOUT_* (CRDYN_CUDA_LAYOUT, docs/cuda.md) */
+  crd_cux *ex;                      /* the resident explicit loop's stage (backend_cuda_explicit.c), or NULL */
 } cu;
 
 #define CU(call, what)                                                                                 \
@@ -185,6 +187,7 @@ static int alloc_mid(cu *c, int want_K)
 
 static void cu_free(cu *c)
 {
+  crd_cux_end(&c->ex);
   void *all[] = {c->quads, c->elem_eq, c->scatter, c->fptr, c->fidx, c->kptr, c->kidx, c->x, c->p0, c->mat,
                  c->C, c->l, c->d, c->p, c->d0, c->pa, c->df, c->pf, c->am, c->wam, c->Bs, c->fe, c->fin,
                  c->ke, c->E, c->ue, c->F, c->Fin, c->K, c->part, c->sums, c->kind, c->first_bad};
@@ -371,8 +374,38 @@ static int cu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, i
   return rc;
 }
 
-/* no resident explicit loop yet (ex_* NULL: the host loop, docs/cuda.md) */
-static const crd_backend_ops cu_ops = {"cuda", cu_destroy, cu_eval, cu_eval_mid, NULL, NULL, NULL, NULL, NULL};
+/* ---- the resident explicit loop (backend.h ex_*; backend_cuda_explicit.c) ---- */
+
+static int cu_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
+{
+  cu *c = be->impl;
+  crd_cux_end(&c->ex);
+  const char *sums = getenv("CRDYN_CUDA_EX_SUMS"); /* an experiment's switch, not a user option: docs/cuda.md */
+  if (sums && strcmp(sums, "serial") && strcmp(sums, "tree"))
+    return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_EX_SUMS=%s: expected serial or tree", sums);
+  int serial = sums ? !strcmp(sums, "serial") : be->deterministic;
+  if (!c->fptr) CRD_CALL(upload_gather_maps(c, pb)); /* F_int by the gather in both modes (the CPU's order) */
+  crd_cux_dev dv;
+  memset(&dv, 0, sizeof dv);
+  dv.st = c->st;
+  dv.ne = c->ne; dv.nn = c->nn; dv.neq = c->neq; dv.per_thread = c->per_thread;
+  dv.quads = c->quads; dv.fptr = c->fptr; dv.fidx = c->fidx;
+  dv.x = c->x; dv.p0 = c->p0; dv.mat = c->mat;
+  dv.d = c->d; dv.p = c->p; dv.fe = c->fe; dv.ke = c->ke; dv.ue = c->ue; dv.F = c->F;
+  dv.l = c->l; dv.kind = c->kind; dv.first_bad = c->first_bad;
+  CRD_RANGE_PUSH("explicit stage upload (cuda)");
+  int rc = crd_cux_begin(&c->ex, &dv, pb, su, serial);
+  CRD_RANGE_POP();
+  return rc;
+}
+
+static int cu_ex_steps(crd_backend *be, const crd_ex_steps_in *in) { return crd_cux_steps(((cu *)be->impl)->ex, in); }
+static int cu_ex_measure(crd_backend *be, crd_ex_measure *out) { return crd_cux_measure(((cu *)be->impl)->ex, out); }
+static int cu_ex_sync(crd_backend *be, crd_ex_state *st) { return crd_cux_sync(((cu *)be->impl)->ex, st); }
+static void cu_ex_end(crd_backend *be) { crd_cux_end(&((cu *)be->impl)->ex); }
+
+static const crd_backend_ops cu_ops = {"cuda", cu_destroy, cu_eval, cu_eval_mid, cu_ex_begin,
+                                       cu_ex_steps, cu_ex_measure, cu_ex_sync, cu_ex_end};
 
 int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
 {

@@ -17,7 +17,15 @@
 # the strip (implicit and explicit) and a static roof run on CUDA and match
 # the CPU's history to 1e-9 of each column's magnitude, with the atomic and
 # the deterministic assembly; two deterministic runs are bitwise equal; the
-# cusolver device Cholesky gives the CPU's history to 1e-9 too.
+# cusolver device Cholesky gives the CPU's history to 1e-9 too.  The
+# resident explicit loop (backend_cuda_explicit.c): it is used and says so;
+# the explicit flying plate, the strip and the strip with prescribed motion
+# match the CPU's history to 1e-9 with serial sums (--deterministic; bitwise
+# is reported when it is) and with the tree sums (default); two default
+# runs are byte-identical; it matches the host loop on the same device; a
+# moment load falls back, saying so; the watchdogs stop it with the CPU's
+# message; SIGINT + --restart gives the CPU's history; --timing has the
+# element-force (CUDA events) and step rows.
 CRDYN=${CRDYN:-./build/crdyn}
 BUILD=$(dirname "$CRDYN")
 tmp=$(mktemp -d)
@@ -37,17 +45,19 @@ CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
 if [ "${CRDYN_GPU_CHECK:-0}" = 1 ]; then
   skip "build warnings: checked on the build machine (CRDYN_GPU_CHECK=1)"
 elif [ $has_cuda = 1 ]; then
-  log="$BUILD/obj/crd_cuda.cu.o.log"
-  if [ -e "$log" ]; then
-    c=$(grep -ci 'warning' "$log")
-    [ "$c" -eq 0 ] && ok "nvcc built src/kernels/crd_cuda.cu without warnings ($log: $(wc -l <"$log") lines)" \
-      || { nok "nvcc warnings in $log"; sed 's/^/# /' "$log" | head -20; }
-  else
-    nok "nvcc's build log $log is missing"
-  fi
+  for cu in src/kernels/*.cu; do  # every CUDA source (crd_cuda.cu, crd_cuda_explicit.cu, ...)
+    log="$BUILD/obj/$(basename "$cu").o.log"
+    if [ -e "$log" ]; then
+      c=$(grep -ci 'warning' "$log")
+      [ "$c" -eq 0 ] && ok "nvcc built $cu without warnings ($log: $(wc -l <"$log") lines)" \
+        || { nok "nvcc warnings in $log"; sed 's/^/# /' "$log" | head -20; }
+    else
+      nok "nvcc's build log $log is missing"
+    fi
+  done
   if [ -e "$CUDA_INC/cusolverSp.h" ]; then
     flags="-D_GNU_SOURCE -Iinclude -I/usr/include/suitesparse -DCRD_HAVE_CUDA -isystem $CUDA_INC -std=c11 -Wall -Wextra -fopenmp"
-    srcs="src/host/backend_cuda.c src/host/solver_cusolver.c src/host/backend.c src/host/solver_cholmod.c src/host/run.c"
+    srcs="src/host/backend_cuda.c src/host/backend_cuda_explicit.c src/host/solver_cusolver.c src/host/backend.c src/host/solver_cholmod.c src/host/run.c"
     # compiled for real at -O2 (some warnings, e.g. -Wformat-truncation, need the optimizer)
     r=0; : >"$tmp/cc.log"
     for f in $srcs; do
@@ -133,7 +143,11 @@ if [ $r -ne 0 ]; then
   "$CRDYN" run "$tmp/cudacase.json" --out "$tmp/c2" --quiet >"$tmp/log" 2>&1; r=$?
   [ $r -ne 0 ] && grep -q '\$.backend' "$tmp/log" && ok "a case with \"backend\": \"cuda\" names \$.backend: $(cat "$tmp/log")" \
     || nok "case backend cuda (rc $r): $(cat "$tmp/log")"
-  for c in flying_plate_short strip_implicit strip_explicit scordelis_lo_4 deterministic_repeat cusolver_history; do
+  for c in flying_plate_short strip_implicit strip_explicit scordelis_lo_4 deterministic_repeat cusolver_history \
+           resident_used resident_serial_flying_plate_explicit resident_serial_strip_explicit \
+           resident_serial_strip_prescribed_explicit resident_tree_flying_plate_explicit resident_tree_strip_explicit \
+           resident_tree_strip_prescribed_explicit resident_tree_repeat resident_vs_host_loop resident_fallback \
+           resident_unstable_explicit resident_crush_explicit resident_restart resident_timing; do
     skip "$c on CUDA: $why"
   done
   echo "1..$n"; exit 0
@@ -182,4 +196,62 @@ fi
 "$CRDYN" run tests/opencl/$b.json --out "$tmp/cu_sol" --quiet --backend cuda --solver cusolver >"$tmp/log" 2>&1 \
   && m=$(cmp_hist "$tmp/cpu_$b/history.csv" "$tmp/cu_sol/history.csv" "$b cusolver") && ok "--solver cusolver: $m" \
   || nok "--solver cusolver on $b: $m $(head -3 "$tmp/log")"
+
+# ---- with a GPU: the resident explicit loop (backend.h ex_*, backend_cuda_explicit.c) ----
+"$CRDYN" run tests/opencl/strip_explicit.json --out "$tmp/rx" --backend cuda >"$tmp/log" 2>&1
+grep -q 'step loop resident on CUDA' "$tmp/log" && ok "the explicit strip runs the resident loop: $(grep 'step loop' "$tmp/log")" \
+  || { nok "the explicit strip runs the resident loop"; sed 's/^/# /' "$tmp/log" | head -5; }
+# serial sums (--deterministic): the host loop's order, so the CPU's bits up to the element code's asin/sin
+# (CUDA's libm against glibc's); tree sums (default): the CPU's history to round-off. Both to 1e-9.
+for c in flying_plate_explicit strip_explicit strip_prescribed_explicit; do
+  [ -e "$tmp/cpu_$c/history.csv" ] || "$CRDYN" run tests/opencl/$c.json --out "$tmp/cpu_$c" --quiet --backend cpu >"$tmp/log" 2>&1
+  for sums in serial tree; do
+    opt=""; [ $sums = serial ] && opt=--deterministic
+    "$CRDYN" run tests/opencl/$c.json --out "$tmp/rx_${sums}_$c" --quiet --backend cuda $opt >"$tmp/log" 2>&1 \
+      || { nok "$c on the resident CUDA loop ($sums sums): $(head -3 "$tmp/log")"; continue; }
+    m=$(cmp_hist "$tmp/cpu_$c/history.csv" "$tmp/rx_${sums}_$c/history.csv" "resident $c, $sums sums") \
+      && ok "resident CUDA loop matches the CPU's history to 1e-9: $m" || nok "resident CUDA loop against the CPU: $m"
+  done
+done
+c=strip_explicit
+"$CRDYN" run tests/opencl/$c.json --out "$tmp/rx_tree2" --quiet --backend cuda >"$tmp/log" 2>&1
+cmp -s "$tmp/rx_tree_$c/history.csv" "$tmp/rx_tree2/history.csv" \
+  && ok "two resident CUDA runs of $c (tree sums, gather assembly) give the same history, byte for byte" \
+  || nok "two resident CUDA runs of $c differ (the tree sums and the gather should repeat)"
+CRDYN_EXPLICIT_HOST=1 "$CRDYN" run tests/opencl/$c.json --out "$tmp/rx_host" --quiet --backend cuda --deterministic \
+  >"$tmp/log" 2>&1 && m=$(cmp_hist "$tmp/rx_host/history.csv" "$tmp/rx_serial_$c/history.csv" "resident vs host loop on CUDA") \
+  && ok "resident loop against the host loop on the same device: $m" || nok "resident against the host loop on CUDA: $m $(head -3 "$tmp/log")"
+"$CRDYN" run tests/opencl/strip_moment_explicit.json --out "$tmp/rx_m" --backend cuda >"$tmp/log" 2>&1
+grep -q 'step loop on the host: load 0 is a moment' "$tmp/log" && ok "a moment load falls back to the host loop on CUDA, saying so" \
+  || { nok "a moment load falls back to the host loop on CUDA"; sed 's/^/# /' "$tmp/log" | head -5; }
+for c in strip_unstable_explicit strip_crush_explicit; do  # energy balance; an inverted element
+  "$CRDYN" run tests/watchdog/$c.json --out "$tmp/wd" --quiet --backend cpu 2>&1 | sed "s#$tmp/wd##g" | tail -1 >"$tmp/e_cpu"
+  "$CRDYN" run tests/watchdog/$c.json --out "$tmp/wd" --quiet --backend cuda --deterministic 2>&1 | sed "s#$tmp/wd##g" | tail -1 >"$tmp/e_cu"
+  if grep -q 'failed' "$tmp/e_cpu" && cmp -s "$tmp/e_cpu" "$tmp/e_cu"; then
+    ok "$c: the resident CUDA loop's watchdog stops as the host's: $(cat "$tmp/e_cu")"
+  else
+    nok "$c: watchdog messages differ"; sed 's/^/# cpu: /' "$tmp/e_cpu"; sed 's/^/# cuda: /' "$tmp/e_cu"
+  fi
+done
+c=strip_explicit  # SIGINT at step 5000 (a checkpoint of the synced state), then --restart
+CRDYN_TEST_SIGINT_STEP=5000 "$CRDYN" run tests/opencl/$c.json --out "$tmp/rs" --quiet --backend cuda --deterministic >"$tmp/log" 2>&1
+r1=$?
+"$CRDYN" run tests/opencl/$c.json --out "$tmp/rs" --quiet --backend cuda --deterministic --restart "$tmp/rs/checkpoint.crd" >>"$tmp/log" 2>&1
+r2=$?
+if [ $r1 -ne 0 ] && [ $r2 -eq 0 ]; then
+  m=$(cmp_hist "$tmp/cpu_$c/history.csv" "$tmp/rs/history.csv" "resident CUDA loop interrupted at step 5000, restarted") \
+    && ok "$m" || nok "$m"
+else
+  nok "resident CUDA loop interrupted ($r1) and restarted ($r2)"; sed 's/^/# /' "$tmp/log" | head -5
+fi
+"$CRDYN" run tests/opencl/$c.json --out "$tmp/rt" --quiet --backend cuda --timing >"$tmp/log" 2>&1
+python3 - "$tmp/rt/summary.json" <<'PY' && ok "resident loop --timing: $(cat "$tmp/rt.txt")" || nok "resident loop --timing: $(cat "$tmp/rt.txt")"
+import json, sys
+t = json.load(open(sys.argv[1]))["timing"]
+ef, a, x = t["element_force"], t["assembly"], t["explicit_step"]
+msg = "%d element force evaluations %.3g us each (CUDA events), gather %.3g us, explicit step %.3g us" % (
+    ef["count"], 1e6 * ef["seconds_each"], 1e6 * a["seconds_each"], 1e6 * x["seconds_each"])
+open(sys.argv[1].rsplit("/", 2)[0] + "/rt.txt", "w").write(msg)
+sys.exit(0 if ef["count"] > 0 and ef["seconds"] > 0 and a["count"] > 0 and x["count"] > 0 else 1)
+PY
 echo "1..$n"
