@@ -41,6 +41,18 @@ typedef struct crd_q4_mat {
   double E, nu, h, xi;
 } crd_q4_mat;
 
+/* Element e's section from the device backends' table mat (E, nu, h per
+ * element), with the step's dissipation xi (0 outside implicit steps). */
+CRD_HD crd_q4_mat crd_q4_mat_at(const CRD_GLOBAL double *mat, int e, double xi)
+{
+  crd_q4_mat mt;
+  mt.E = mat[3 * e];
+  mt.nu = mat[3 * e + 1];
+  mt.h = mat[3 * e + 2];
+  mt.xi = xi;
+  return mt;
+}
+
 /* Shape functions and natural derivatives at (xi, eta). */
 CRD_HD void crd_q4_shape(double xi, double eta, double *N, double *Nxi, double *Neta)
 {

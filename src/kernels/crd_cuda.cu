@@ -49,11 +49,7 @@ __global__ void crd_cu_k_static(int ne, int want_k, const int *quads, const doub
   const int e = (int)blockIdx.x;
   if (e >= ne) return;
   if (threadIdx.x == 0) {
-    crd_q4_mat mt;
-    mt.E = mat[3 * e];
-    mt.nu = mat[3 * e + 1];
-    mt.h = mat[3 * e + 2];
-    mt.xi = 0.0;
+    crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
     double u;
     skind = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, sf, sk, &u);
     ue[e] = u;
@@ -76,11 +72,7 @@ __global__ void crd_cu_k_mid(int ne, int want_k, const int *quads, const double 
   const int e = (int)blockIdx.x;
   if (e >= ne) return;
   if (threadIdx.x == 0) {
-    crd_q4_mat mt;
-    mt.E = mat[3 * e];
-    mt.nu = mat[3 * e + 1];
-    mt.h = mat[3 * e + 2];
-    mt.xi = xi;
+    crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
     double u;
     int b = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                          want_k, sfg, sfin, sk, sE, &u);
@@ -107,11 +99,7 @@ __global__ void crd_cu_k_static_split(int ne, int want_k, const int *quads, cons
   __shared__ crd_elem_ws ws;
   const int e = (int)blockIdx.x;
   if (e >= ne) return; /* the whole block */
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = 0.0;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
   int k = crd_elem_static_split(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e,
                                 ke + 210 * (size_t)e, ue + e, &ws);
   if (threadIdx.x == 0) {
@@ -130,11 +118,7 @@ __global__ void crd_cu_k_mid_split(int ne, int want_k, const int *quads, const d
   __shared__ crd_elem_ws ws;
   const int e = (int)blockIdx.x;
   if (e >= ne) return; /* the whole block */
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = xi;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
   int b = crd_elem_mid_split(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                              want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
                              E + 400 * (size_t)e, ue + e, &ws);
@@ -154,11 +138,7 @@ __global__ void crd_cu_k_static_thread(int ne, int want_k, const int *quads, con
 {
   const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (e >= ne) return;
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = 0.0;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
   int k = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e, ke + 210 * (size_t)e,
                           ue + e);
   kind[e] = k;
@@ -174,11 +154,7 @@ __global__ void crd_cu_k_mid_thread(int ne, int want_k, const int *quads, const 
 {
   const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (e >= ne) return;
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = xi;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
   int b = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                        want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
                        E + 400 * (size_t)e, ue + e);

@@ -30,11 +30,7 @@ __kernel void crd_k_static(const int ne, const int want_k, __global const int *q
 {
   int e = (int)get_group_id(0);
   if (e >= ne || get_local_id(0) != 0) return; /* the serial variant: groups of one */
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = 0.0;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
   kind[e] = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * e, ke + 210 * e, ue + e);
 }
 
@@ -49,11 +45,7 @@ __kernel void crd_k_mid(const int ne, const int want_k, __global const int *quad
 {
   int e = (int)get_group_id(0);
   if (e >= ne || get_local_id(0) != 0) return; /* the serial variant: groups of one */
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = xi;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
   kind[e] = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                          want_k, fg + 20 * e, fin + 20 * e, ke + 210 * e, E + 400 * (size_t)e, ue + e);
 }
@@ -67,11 +59,7 @@ __kernel void crd_k_static_split(const int ne, const int want_k, __global const 
   __local crd_elem_ws ws;
   int e = (int)get_group_id(0);
   if (e >= ne) return; /* the whole group */
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = 0.0;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
   int kd = crd_elem_static_split(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * e, ke + 210 * e, ue + e, &ws);
   if (get_local_id(0) == 0) kind[e] = kd;
 }
@@ -88,11 +76,7 @@ __kernel void crd_k_mid_split(const int ne, const int want_k, __global const int
   __local crd_elem_ws ws;
   int e = (int)get_group_id(0);
   if (e >= ne) return; /* the whole group */
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = xi;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
   int kd = crd_elem_mid_split(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
                               want_k, fg + 20 * e, fin + 20 * e, ke + 210 * e, E + 400 * (size_t)e, ue + e, &ws);
   if (get_local_id(0) == 0) kind[e] = kd;

@@ -60,11 +60,7 @@ __kernel void crd_kx_elem(const int ne, const int j, __global const int *quads, 
 {
   int e = (int)get_group_id(0);
   if (e >= ne || get_local_id(0) != 0 || status[0] < j) return;
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = 0.0;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
   int kd = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, 0, fe + 20 * e, ke, ue + e);
   kind[e] = kd;
   if (kd) {
@@ -90,11 +86,7 @@ __kernel void crd_kx_elem_split(const int ne, const int j, __global const int *q
   if (get_local_id(0) == 0) go = status[0] >= j;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!go) return;
-  crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
-  mt.xi = 0.0;
+  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
   int kd = crd_elem_static_split(e, quads, x, p0n, dn, pn, ln, &mt, 0, fe + 20 * e, ke, ue + e, &ws);
   if (get_local_id(0) != 0) return;
   kind[e] = kd;
