@@ -108,6 +108,16 @@ else ifeq ($(shell uname -m),x86_64)
 endif
 ELEM_OPT ?= -O3 -ffp-contract=off
 LIB_OBJ += $(patsubst %,$(BUILD)/obj/elem_isa_%.o,$(ELEM_ISAS))
+# The range bodies (src/host/elem_batch.cpp): the element headers compiled
+# as C++ over a vector type, several elements per vector, one object per
+# variant beside elem_isa_<v>.o.  No C++ runtime is used (no exceptions,
+# RTTI, allocation), so the C link line stays as it is.
+ifeq ($(origin CXX),default)
+  CXX := $(if $(filter clang,$(notdir $(CC))),clang++,g++)
+endif
+CXXFLAGS ?= $(OPT) -g
+CXXFLAGS += -std=c++17 -Wall -Wextra -fno-exceptions -fno-rtti -fopenmp $(if $(filter 1,$(SAN)),$(SAN_FLAGS))
+LIB_OBJ += $(BUILD)/obj/elem_batch.o $(patsubst %,$(BUILD)/obj/elem_batch_%.o,$(ELEM_ISAS))
 TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
 HEADERS := $(wildcard include/crdyn/*.h) $(wildcard src/host/*.h)
@@ -166,6 +176,12 @@ $(BUILD)/obj/elem_isa.o: src/host/elem_isa.c $(HEADERS) | $(BUILD)/obj
 
 $(BUILD)/obj/elem_isa_%.o: src/host/elem_isa.c $(HEADERS) | $(BUILD)/obj
 	$(CC) $(CPPFLAGS) -DCRD_ELEM_ISA_SUFFIX=$* $(CFLAGS) $(ELEM_OPT) -march=x86-64-$* -c $< -o $@
+
+$(BUILD)/obj/elem_batch.o: src/host/elem_batch.cpp $(HEADERS) | $(BUILD)/obj
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(ELEM_OPT) -c $< -o $@
+
+$(BUILD)/obj/elem_batch_%.o: src/host/elem_batch.cpp $(HEADERS) | $(BUILD)/obj
+	$(CXX) $(CPPFLAGS) -DCRD_ELEM_ISA_SUFFIX=$* $(CXXFLAGS) $(ELEM_OPT) -march=x86-64-$* -c $< -o $@
 
 $(BUILD)/gen/crd_cl_source.c: tools/cl_embed.sh $(CL_PARTS) | $(BUILD)/gen
 	sh tools/cl_embed.sh $@ $(CL_PARTS)

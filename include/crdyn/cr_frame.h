@@ -253,16 +253,19 @@ CRD_HD void crd_q4_local_vars_cur(const double *x0, const double *xl0, const dou
 CRD_HD void crd_q4_phi_coef(double s2, double *a, double *b, double *c)
 {
   double s = sqrt(s2);
-  if (s < 0.1) {
-    *a = 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * 35.0 / 1152.0)));
-    *b = 1.0 / 3.0 + s2 * (3.0 / 10.0 + s2 * (15.0 / 56.0 + s2 * (35.0 / 144.0 + s2 * 63.0 / 256.0 * 10.0 / 11.0)));
-    *c = 3.0 / 5.0 + s2 * (15.0 / 14.0 + s2 * (35.0 / 24.0 + s2 * (63.0 / 256.0 * 10.0 / 11.0 * 8.0 +
-                                                                  s2 * 231.0 / 1024.0 * 12.0 / 13.0 * 10.0)));
-  } else {
+  *a = 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * 35.0 / 1152.0)));
+  *b = 1.0 / 3.0 + s2 * (3.0 / 10.0 + s2 * (15.0 / 56.0 + s2 * (35.0 / 144.0 + s2 * 63.0 / 256.0 * 10.0 / 11.0)));
+  *c = 3.0 / 5.0 + s2 * (15.0 / 14.0 + s2 * (35.0 / 24.0 + s2 * (63.0 / 256.0 * 10.0 / 11.0 * 8.0 +
+                                                                s2 * 231.0 / 1024.0 * 12.0 / 13.0 * 10.0)));
+  /* the closed forms at s >= 0.1, chosen value by value (CRD_SEL_LT), so
+   * that the lanes of a CPU batch need not agree on the branch (crd_hd.h) */
+  if (CRD_ANY_GE(s, 0.1)) {
     double as = asin(s), w = sqrt(1.0 - s2);
-    *a = as / s;
-    *b = (s / w - as) / (s2 * s);
-    *c = (1.0 / (w * w * w) - 3.0 * (*b)) / s2;
+    double ca = as / s, cb = (s / w - as) / (s2 * s);
+    double cc = (1.0 / (w * w * w) - 3.0 * cb) / s2;
+    *a = CRD_SEL_LT(s, 0.1, *a, ca);
+    *b = CRD_SEL_LT(s, 0.1, *b, cb);
+    *c = CRD_SEL_LT(s, 0.1, *c, cc);
   }
 }
 

@@ -38,6 +38,15 @@
 #endif
 #define CRD_FOREACH_THREAD(t, n) for (int t = CRD_TID; t < (n); t += CRD_NTID)
 
+/* A choice between two values by a comparison, for the code the CPU also
+ * runs with several elements in the lanes of a vector (src/host/
+ * elem_lanes.h redefines both): there CRD_ANY_GE is true when any lane has
+ * x >= t, and CRD_SEL_LT picks lane by lane.  Here, plain C. */
+#ifndef CRD_ANY_GE
+#  define CRD_ANY_GE(x, t) ((x) >= (t))
+#  define CRD_SEL_LT(x, t, a, b) ((x) < (t) ? (a) : (b))
+#endif
+
 /* small vector helpers */
 CRD_HD double crd_dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 CRD_HD double crd_norm3(const double *a) { return sqrt(crd_dot3(a, a)); }

@@ -39,7 +39,7 @@ CRD_HD double crd_q4_current_min_det(const double *xl0, const double *q)
   for (int a = 0; a < 4; ++a) {
     crd_q4_shape(a == 1 || a == 2 ? 1.0 : -1.0, a >= 2 ? 1.0 : -1.0, N, Nxi, Neta);
     double det = crd_q4_jac(xc, Nxi, Neta, J);
-    if (det < mn) mn = det;
+    mn = fmin(mn, det); /* as `if (det < mn)`, NaN included; no branch (elem_lanes.h) */
   }
   return mn;
 }

@@ -9,7 +9,15 @@
  * the same bits as the generic one (t200 checks it; the same loops in the
  * same order, only in vector registers).  crd_elem_isa_select() returns the
  * widest variant the CPU runs, or the one named by CRDYN_ELEM_ISA
- * (generic, x86-64-v3, x86-64-v4) when set and runnable. */
+ * (generic, x86-64-v3, x86-64-v4) when set and runnable.
+ *
+ * Each variant also has the range bodies (src/host/elem_batch.cpp): the
+ * same element functions compiled as C++ over crd_lanes (elem_lanes.h),
+ * 2, 4 or 8 elements in the lanes of one vector (SSE2, AVX2, AVX-512),
+ * with the bits of the per-element bodies (t205).  A group whose elements
+ * differ in their pair choice l, or whose lanes take different branches,
+ * is evaluated element by element instead.  CRDYN_ELEM_BATCH=0 makes the
+ * range bodies run element by element throughout (for A/B runs). */
 #ifndef CRDYN_ELEM_ISA_H
 #define CRDYN_ELEM_ISA_H
 
@@ -24,10 +32,29 @@ typedef int crd_elem_mid_fn(int e, const int *quads, const double *x, const doub
                             const int *ln, const double *Cn, const crd_q4_mat *mt, double cf, double cm,
                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
 
+/* Elements [e0, e1) as the per-element bodies do them, with the section
+ * of element e from mat (E, nu, h at 3 e; crd_q4_mat_at) and xi for all;
+ * the outputs at their element's offset (f + 20 e, k + 210 e, u + e, ...).
+ * Returns 0, or the CRD_ELEM_* code (static) / 1 (mid) of the first bad
+ * element, whose index goes to *bad.  *nbatched += the elements evaluated
+ * in full vectors. */
+typedef int crd_elem_static_range_fn(int e0, int e1, const int *quads, const double *x, const double *p0n,
+                                     const double *dn, const double *pn, const int *ln, const double *mat,
+                                     int want_k, double *f, double *k, double *u, int *bad, long long *nbatched);
+typedef int crd_elem_mid_range_fn(int e0, int e1, const int *quads, const double *x, const double *p0n,
+                                  const double *d0n, const double *pan, const double *dbn, const double *pbn,
+                                  const double *dfn, const double *pfn, const double *amn, const double *wamn,
+                                  const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
+                                  double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
+                                  double *Eo, double *u, int *bad, long long *nbatched);
+
 typedef struct crd_elem_isa {
   const char *name;          /* "generic", "x86-64-v3", "x86-64-v4" */
   crd_elem_static_fn *stat;
   crd_elem_mid_fn *mid;
+  crd_elem_static_range_fn *stat_range;
+  crd_elem_mid_range_fn *mid_range;
+  int lanes;                 /* elements per vector in the range bodies */
 } crd_elem_isa;
 
 /* The variant to use (never NULL). */

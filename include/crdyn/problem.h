@@ -29,6 +29,7 @@ typedef struct crd_prescribed {  /* a translation with a prescribed history */
 typedef struct crd_phase_times {
   double elem_K_s, elem_f_s, elem_mid_s, assemble_s;
   long long nelem_K, nelem_f, nelem_mid, nassemble;
+  long long nelem_batched;       /* of those, evaluated in full vectors (CPU, elem_isa.h) */
 } crd_phase_times;
 
 typedef struct crd_problem {

@@ -121,8 +121,11 @@ CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, cons
     dd += dz[r] * dz[r];
     gd += g[r] * dz[r];
   }
-  if (!(mm > CRD_CORR_KAPPA * dd) || !(mm > 0)) return 0.0;
-  return (dU - gd) / mm;
+  /* 0 unless mm > kappa dd and mm > 0 (NaN: 0), chosen value by value
+   * (crd_hd.h) so that the lanes of a CPU batch need not agree */
+  double cc = (dU - gd) / mm;
+  cc = CRD_SEL_LT(CRD_CORR_KAPPA * dd, mm, cc, 0.0);
+  return CRD_SEL_LT(0.0, mm, cc, 0.0);
 }
 
 /* Rows of the rotation variables of T (20x20) through dphi/dr (J, 2x2 per

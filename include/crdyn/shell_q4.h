@@ -455,7 +455,7 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
     double B[200], C[200], S[8], u, km;
     double det = crd_q4_avg_gp(xl0, &pr, ig, k != 0, B, C, S, &u, &km);
     U += u;
-    if (det < *min_det) *min_det = det;
+    *min_det = fmin(*min_det, det); /* not a branch: the same in every lane of a batch (elem_lanes.h) */
     if (f)
       for (int a = 0; a < 20; ++a) f[a] = crd_q4_f_gp_add(f[a], B + a, 20, S, det);
     if (!k) continue;

@@ -6,7 +6,9 @@
  * bitwise, and the largest relative difference to a reference dump when
  * given one (kernbench N REPS [--dump FILE | --ref FILE]).
  * Single thread; the CPU backend's element variant (elem_isa.h: the widest
- * this CPU runs, or CRDYN_ELEM_ISA=generic|x86-64-v3|x86-64-v4). */
+ * this CPU runs, or CRDYN_ELEM_ISA=generic|x86-64-v3|x86-64-v4), element by
+ * element (ns_*) and by its range bodies, elements in vector lanes as the
+ * CPU backend runs them (ns_*_batch; batch_bitwise: the same bytes). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -114,10 +116,40 @@ int main(int argc, char **argv)
     if (t2 - t1 < best[1]) best[1] = t2 - t1;
     if (t3 - t2 < best[2]) best[2] = t3 - t2;
   }
+  /* the range bodies (elem_batch.cpp: elements in vector lanes) over the
+   * whole mesh, into a second buffer that must hold the same bytes */
+  double *mat = malloc(sizeof(double) * 3 * ne);
+  for (int e = 0; e < ne; ++e) { mat[3 * e] = mt.E; mat[3 * e + 1] = mt.nu; mat[3 * e + 2] = mt.h; }
+  double *out2 = calloc(nout, sizeof(double));
+  double *fs2 = out2, *ks2 = fs2 + 20 * (size_t)ne, *us2 = ks2 + 210 * (size_t)ne;
+  double *ff2 = us2 + ne, *kf2 = ff2 + 20 * (size_t)ne, *uf2 = kf2 + 210 * (size_t)ne;
+  double *fg2 = uf2 + ne, *fin2 = fg2 + 20 * (size_t)ne, *km2 = fin2 + 20 * (size_t)ne,
+         *Em2 = km2 + 210 * (size_t)ne, *um2 = Em2 + 400 * (size_t)ne;
+  double bestb[3] = {1e30, 1e30, 1e30};
+  long long nb = 0;
+  for (int r = 0; r < reps; ++r) {
+    int be;
+    double t0 = now();
+    bad |= isa->mid_range(0, ne, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, mat, 0.0, w, 3e5, 1, fg2,
+                          fin2, km2, Em2, um2, &be, &nb);
+    double t1 = now();
+    bad |= isa->stat_range(0, ne, quads, X, P0, db, pb, l, mat, 1, fs2, ks2, us2, &be, &nb);
+    double t2 = now();
+    bad |= isa->stat_range(0, ne, quads, X, P0, db, pb, l, mat, 0, ff2, kf2, uf2, &be, &nb);
+    double t3 = now();
+    if (t1 - t0 < bestb[0]) bestb[0] = t1 - t0;
+    if (t2 - t1 < bestb[1]) bestb[1] = t2 - t1;
+    if (t3 - t2 < bestb[2]) bestb[2] = t3 - t2;
+  }
+  memcpy(kf2, kf, sizeof(double) * 210 * (size_t)ne); /* not written with want_k 0 */
+  int same = !memcmp(out, out2, nout * sizeof(double));
   uint64_t h = fnv(out, nout * sizeof(double), 1469598103934665603ull);
   printf("{\"variant\": \"%s\", \"n\": %d, \"elements\": %d, \"bad\": %d, \"ns_mid_K\": %.1f, \"ns_static_K\": %.1f, \"ns_force\": %.1f, "
          "\"hash\": \"%016llx\"", isa->name, n, ne, bad, 1e9 * best[0] / ne, 1e9 * best[1] / ne, 1e9 * best[2] / ne,
          (unsigned long long)h);
+  printf(", \"lanes\": %d, \"ns_mid_K_batch\": %.1f, \"ns_static_K_batch\": %.1f, \"ns_force_batch\": %.1f, "
+         "\"batched_fraction\": %.3f, \"batch_bitwise\": %s", isa->lanes, 1e9 * bestb[0] / ne, 1e9 * bestb[1] / ne,
+         1e9 * bestb[2] / ne, (double)nb / (3.0 * reps * ne), same ? "true" : "false");
   if (dump) {
     FILE *f = fopen(dump, "wb");
     if (!f || fwrite(out, sizeof(double), nout, f) != nout) { fprintf(stderr, "kernbench: cannot write %s\n", dump); return 1; }

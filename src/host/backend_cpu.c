@@ -13,24 +13,37 @@
 #include "crdyn/timer.h"
 #include "crdyn/problem.h"
 
+/* The backend's state: the element variant and the sections per element
+ * (E, nu, h at 3 e, the table the device backends upload too). */
+typedef struct cpu_impl {
+  const crd_elem_isa *isa;
+  double *mat;
+} cpu_impl;
+
+/* Elements go to the threads in chunks of CRD_CPU_CHUNK consecutive ones
+ * each to the range body (which groups them by their pair choices). */
+#define CRD_CPU_CHUNK 256
+
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
 {
-  const crd_elem_isa *isa = be->impl;
+  const cpu_impl *ci = be->impl;
+  const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
-  int bad = -1, badkind = 0;
+  int bad = -1, badkind = 0, nch = (pb->ne + CRD_CPU_CHUNK - 1) / CRD_CPU_CHUNK;
+  long long nb = 0;
   double t0 = crd_wtime();
-#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
-  for (int e = 0; e < pb->ne; ++e) {
-    const crd_section *sc = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness, 0.0};
-    int kind = isa->stat(e, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, &mt, want_K,
-                               pb->fe + 20 * (size_t)e, pb->ke + 210 * (size_t)e, pb->ue + e);
+#pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int c = 0; c < nch; ++c) {
+    int e0 = c * CRD_CPU_CHUNK, e1 = e0 + CRD_CPU_CHUNK < pb->ne ? e0 + CRD_CPU_CHUNK : pb->ne, eb = -1;
+    int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, want_K, pb->fe, pb->ke,
+                               pb->ue, &eb, &nb);
     if (kind) {
 #pragma omp critical(crd_eval_bad)
-      if (bad < 0 || e < bad) { bad = e; badkind = kind; }
+      if (bad < 0 || eb < bad) { bad = eb; badkind = kind; }
     }
   }
   double t1 = crd_wtime();
+  pb->tm.nelem_batched += nb;
   if (want_K) { pb->tm.elem_K_s += t1 - t0; pb->tm.nelem_K += pb->ne; }
   else { pb->tm.elem_f_s += t1 - t0; pb->tm.nelem_f += pb->ne; }
   if (bad >= 0) return crd_backend_elem_error(pb, bad, badkind);
@@ -69,24 +82,25 @@ int crd_backend_mid_error(const crd_problem *pb, int bad)
 
 static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, int want_K, crd_mid_out *out)
 {
-  const crd_elem_isa *isa = be->impl;
+  const cpu_impl *ci = be->impl;
+  const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
-  int bad = -1;
+  int bad = -1, nch = (pb->ne + CRD_CPU_CHUNK - 1) / CRD_CPU_CHUNK;
+  long long nb = 0;
   double t0 = crd_wtime();
-#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
-  for (int e = 0; e < pb->ne; ++e) {
-    const crd_section *sc = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {sc->E, sc->nu, sc->thickness, in->xi};
-    int b = isa->mid(e, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
-                         in->wam, in->Bs, pb->l, in->C, &mt, in->cf, in->cm, want_K, out->fg_e + 20 * (size_t)e,
-                         out->fin_e + 20 * (size_t)e, pb->ke + 210 * (size_t)e, out->E_e + 400 * (size_t)e,
-                         pb->ue + e);
+#pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+  for (int c = 0; c < nch; ++c) {
+    int e0 = c * CRD_CPU_CHUNK, e1 = e0 + CRD_CPU_CHUNK < pb->ne ? e0 + CRD_CPU_CHUNK : pb->ne, eb = -1;
+    int b = isa->mid_range(e0, e1, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
+                           in->wam, in->Bs, pb->l, in->C, ci->mat, in->xi, in->cf, in->cm, want_K, out->fg_e,
+                           out->fin_e, pb->ke, out->E_e, pb->ue, &eb, &nb);
     if (b) {
 #pragma omp critical(crd_im_bad)
-      if (bad < 0 || e < bad) bad = e;
+      if (bad < 0 || eb < bad) bad = eb;
     }
   }
   double t1 = crd_wtime();
+  pb->tm.nelem_batched += nb;
   pb->tm.elem_mid_s += t1 - t0;
   pb->tm.nelem_mid += pb->ne;
   if (bad >= 0) return crd_backend_mid_error(pb, bad);
@@ -118,13 +132,19 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   return 0;
 }
 
-static void cpu_destroy(crd_backend *be) { free(be); }
+static void cpu_destroy(crd_backend *be)
+{
+  if (!be) return;
+  cpu_impl *ci = be->impl;
+  if (ci) free(ci->mat);
+  free(ci);
+  free(be);
+}
 
 static const crd_backend_ops cpu_ops = {"cpu", cpu_destroy, cpu_eval, cpu_eval_mid, NULL, NULL, NULL, NULL, NULL};
 
 int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
 {
-  (void)pb;
   /* the element bodies' variant: the widest this CPU runs (elem_isa.h) */
   const char *want = getenv("CRDYN_ELEM_ISA");
   const crd_elem_isa *isa = crd_elem_isa_select();
@@ -132,10 +152,26 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
     return CRD_ERR(CRD_ERR_INPUT, "CRDYN_ELEM_ISA=%s: no such element variant in this build, or this CPU cannot "
                    "run it (names: generic, x86-64-v3, x86-64-v4)", want);
   crd_backend *be;
+  cpu_impl *ci = NULL;
   CRD_CALL(CRD_CALLOC(1, &be));
+  int rc;
+  if ((rc = CRD_CALLOC(1, &ci)) || (rc = CRD_CALLOC(3 * (size_t)(pb->ne > 0 ? pb->ne : 1), &ci->mat))) {
+    free(ci);
+    free(be);
+    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  }
+  const crd_model *m = pb->m;
+  for (int e = 0; e < pb->ne; ++e) {
+    const crd_section *sc = &m->sections[m->elem_section[e]];
+    ci->mat[3 * e] = sc->E;
+    ci->mat[3 * e + 1] = sc->nu;
+    ci->mat[3 * e + 2] = sc->thickness;
+  }
+  ci->isa = isa;
   be->ops = &cpu_ops;
-  be->impl = (void *)isa;
-  snprintf(be->device_name, sizeof be->device_name, "host CPU (OpenMP, elements %s)", isa->name);
+  be->impl = ci;
+  snprintf(be->device_name, sizeof be->device_name, "host CPU (OpenMP, elements %s, %d per vector)", isa->name,
+           isa->lanes);
   *out = be;
   return 0;
 }

@@ -41,22 +41,46 @@ int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const dou
 
 #ifndef CRD_ELEM_ISA_SUFFIX
 /* the variants the Makefile built (CRD_ELEM_HAVE_v3 / _V4 on this file) */
+/* the range bodies (elem_batch.cpp) and their lanes */
+crd_elem_static_range_fn crd_elem_static_range_generic;
+crd_elem_mid_range_fn crd_elem_mid_range_generic;
+extern const int crd_elem_lanes_generic;
 #ifdef CRD_ELEM_HAVE_v3
 crd_elem_static_fn crd_elem_static_v3;
 crd_elem_mid_fn crd_elem_mid_v3;
+crd_elem_static_range_fn crd_elem_static_range_v3;
+crd_elem_mid_range_fn crd_elem_mid_range_v3;
+extern const int crd_elem_lanes_v3;
 #endif
 #ifdef CRD_ELEM_HAVE_v4
 crd_elem_static_fn crd_elem_static_v4;
 crd_elem_mid_fn crd_elem_mid_v4;
+crd_elem_static_range_fn crd_elem_static_range_v4;
+crd_elem_mid_range_fn crd_elem_mid_range_v4;
+extern const int crd_elem_lanes_v4;
 #endif
 
-static const crd_elem_isa isa_generic = {"generic", crd_elem_static_generic, crd_elem_mid_generic};
+/* not const: the lane counts are link-time constants of other files */
+static crd_elem_isa isa_generic = {"generic", crd_elem_static_generic, crd_elem_mid_generic,
+                                   crd_elem_static_range_generic, crd_elem_mid_range_generic, 0};
 #ifdef CRD_ELEM_HAVE_v3
-static const crd_elem_isa isa_v3 = {"x86-64-v3", crd_elem_static_v3, crd_elem_mid_v3};
+static crd_elem_isa isa_v3 = {"x86-64-v3", crd_elem_static_v3, crd_elem_mid_v3, crd_elem_static_range_v3,
+                              crd_elem_mid_range_v3, 0};
 #endif
 #ifdef CRD_ELEM_HAVE_v4
-static const crd_elem_isa isa_v4 = {"x86-64-v4", crd_elem_static_v4, crd_elem_mid_v4};
+static crd_elem_isa isa_v4 = {"x86-64-v4", crd_elem_static_v4, crd_elem_mid_v4, crd_elem_static_range_v4,
+                              crd_elem_mid_range_v4, 0};
 #endif
+static void set_lanes(void)
+{
+  isa_generic.lanes = crd_elem_lanes_generic;
+#ifdef CRD_ELEM_HAVE_v3
+  isa_v3.lanes = crd_elem_lanes_v3;
+#endif
+#ifdef CRD_ELEM_HAVE_v4
+  isa_v4.lanes = crd_elem_lanes_v4;
+#endif
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* what -march=x86-64-v3 / -v4 let the compiler use (gcc's level definitions) */
@@ -80,6 +104,7 @@ static inline int cpu_v4(void) { return 0; }
 const crd_elem_isa *crd_elem_isa_find(const char *name)
 {
   if (!name) return NULL;
+  set_lanes();
   if (!strcmp(name, "generic")) return &isa_generic;
 #ifdef CRD_ELEM_HAVE_v3
   if (!strcmp(name, isa_v3.name) && cpu_v3()) return &isa_v3;
@@ -94,6 +119,7 @@ const crd_elem_isa *crd_elem_isa_select(void)
 {
   const crd_elem_isa *o = crd_elem_isa_find(getenv("CRDYN_ELEM_ISA"));
   if (o) return o;
+  set_lanes();
 #ifdef CRD_ELEM_HAVE_v4
   if (cpu_v4()) return &isa_v4;
 #endif

@@ -236,6 +236,7 @@ static void add_timing(const crd_run *r, cJSON *js)
     cJSON_AddNumberToObject(o, "seconds", rows[k].seconds);
     cJSON_AddNumberToObject(o, "seconds_each", rows[k].count > 0 ? rows[k].seconds / rows[k].count : 0.0);
   }
+  cJSON_AddNumberToObject(t, "elements_batched", (double)r->pb->tm.nelem_batched);
   cJSON_AddNumberToObject(t, "refactorize_min_s", ss->refactor_min_s);
   cJSON_AddNumberToObject(t, "factor_flops", ss->flops_factor);
   cJSON_AddNumberToObject(t, "nnz_L", ss->nnz_factor);
@@ -257,6 +258,11 @@ static void print_timing(const crd_run *r)
     printf("  %-48s %10.0f %11.4f %13.5f\n", rows[k].label, rows[k].count, rows[k].seconds,
            1e3 * rows[k].seconds / rows[k].count);
   }
+  const crd_phase_times *tm = &r->pb->tm;
+  long long nev = tm->nelem_K + tm->nelem_f + tm->nelem_mid;
+  if (tm->nelem_batched > 0 && nev > 0)
+    printf("  element evaluations in SIMD batches: %lld of %lld (%.1f%%)\n", tm->nelem_batched, nev,
+           100.0 * (double)tm->nelem_batched / (double)nev);
   printf("  factor: nnz(L) %.4g (%.4g stored), %.4g flops, fastest refactorization %.4f s = %.2f GFLOP/s\n",
          ss->nnz_factor, ss->nnz_stored, ss->flops_factor, ss->refactor_min_s,
          ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);

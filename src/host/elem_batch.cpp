@@ -1,0 +1,315 @@
+/* crdyn: the CPU backend's range bodies (include/crdyn/elem_isa.h): the
+ * element functions of elem_eval.h compiled over crd_lanes (elem_lanes.h),
+ * CRD_LANES elements per vector.
+ *
+ * Why: one element's work is a few thousand operations on 3-vectors, 2x2
+ * and 20x20 blocks; vectorized within one element most of it stays scalar
+ * (frames, Gauss-point operators, the frame Hessian).  With the elements
+ * in the lanes every operation is a full vector, and the code is still the
+ * one source of element physics (the same headers as the OpenCL and CUDA
+ * kernels), not a second hand-vectorized copy.
+ *
+ * Exactness: lane j computes, operation for operation, what the scalar
+ * body computes for its element (elem_lanes.h), so the outputs are the
+ * per-element bodies' bits (t205 checks it over all variants).  A group
+ * falls back to the per-element body of the same variant when its elements
+ * differ in the pair choice l of a corner (an int that picks code paths),
+ * when its lanes diverged in a branch, or when one of them is bad (the
+ * scalar body then names the first bad one and its kind).
+ *
+ * Built once per variant (Makefile: the -march of elem_isa_<v>.o, and
+ * CRD_ELEM_ISA_SUFFIX); C linkage, no C++ runtime (no exceptions, no
+ * allocation, no statics with constructors). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elem_lanes.h"
+
+/* The element headers over crd_lanes.  Everything they declare is then in
+ * lane form (crd_q4_mat included); the C prototypes below use plain
+ * doubles under other names. */
+#include <math.h>
+namespace { /* internal linkage, as elem_lanes.h */
+#define double crd_lanes
+#include "crdyn/elem_eval.h"
+#undef double
+} /* namespace */
+
+#define CRD_CAT2(a, b) a##b
+#define CRD_CAT(a, b) CRD_CAT2(a, b)
+#ifdef CRD_ELEM_ISA_SUFFIX
+#  define CRD_ISA_FN(n) CRD_CAT(CRD_CAT(n, _), CRD_ELEM_ISA_SUFFIX)
+#else
+#  define CRD_ISA_FN(n) CRD_CAT(n, _generic)
+#endif
+
+extern "C" {
+/* the C section (crd_q4_mat of shell_q4.h in double) */
+typedef struct crd_q4_mat_c {
+  double E, nu, h, xi;
+} crd_q4_mat_c;
+
+/* this variant's per-element bodies (elem_isa.c) */
+int CRD_ISA_FN(crd_elem_static)(int e, const int *quads, const double *x, const double *p0n, const double *dn,
+                                const double *pn, const int *ln, const crd_q4_mat_c *mt, int want_k, double *f,
+                                double *k, double *u);
+int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
+                             const double *pan, const double *dbn, const double *pbn, const double *dfn,
+                             const double *pfn, const double *amn, const double *wamn, const double *Bsn,
+                             const int *ln, const double *Cn, const crd_q4_mat_c *mt, double cf, double cm,
+                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
+
+extern const int CRD_ISA_FN(crd_elem_lanes);
+const int CRD_ISA_FN(crd_elem_lanes) = CRD_LANES;
+
+int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
+                                      const double *dn, const double *pn, const int *ln, const double *mat,
+                                      int want_k, double *f, double *k, double *u, int *bad, long long *nbatched);
+int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
+                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
+                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
+                                   const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
+                                   double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
+                                   double *Eo, double *u, int *bad, long long *nbatched);
+}
+
+enum { W = CRD_LANES };
+
+/* CRDYN_ELEM_BATCH=0: element by element (A/B runs); read once */
+static int batch_on(void)
+{
+  static int on = -1;
+  if (on < 0) {
+    const char *s = getenv("CRDYN_ELEM_BATCH");
+    on = !(s && s[0] == '0');
+  }
+  return on;
+}
+
+/* the W elements es' nodal 3-vectors src at their corners, lane j = es[j] */
+static inline void gather3(const int *quads, const int *es, const double *src, crd_lanes *dst)
+{
+  for (int j = 0; j < W; ++j) {
+    const int *qd = quads + 4 * es[j];
+    for (int a = 0; a < 4; ++a)
+      for (int c = 0; c < 3; ++c) dst[3 * a + c].v[j] = src[3 * qd[a] + c];
+  }
+}
+
+static inline void mat_lanes(const double *mat, const int *es, double xi, crd_q4_mat *mt)
+{
+  for (int j = 0; j < W; ++j) {
+    mt->E.v[j] = mat[3 * es[j]];
+    mt->nu.v[j] = mat[3 * es[j] + 1];
+    mt->h.v[j] = mat[3 * es[j] + 2];
+  }
+  mt->xi = xi;
+}
+
+static inline crd_q4_mat_c mat_c(const double *mat, int e, double xi)
+{
+  crd_q4_mat_c m = {mat[3 * e], mat[3 * e + 1], mat[3 * e + 2], xi};
+  return m;
+}
+
+/* Groups of W elements with the same pair choice l at each corner (l picks
+ * code paths, so the lanes must share it): the elements of a block of at
+ * most CRD_BATCH_BLOCK sorted by their corners' l (81 keys; stable, so each
+ * key's elements stay in element order). */
+#define CRD_BATCH_BLOCK 256
+enum { NKEY = 81 }; /* keys 0..80; key NKEY: an l outside 0..2, never batched */
+static inline int l_key(const int *quads, const int *ln, int e)
+{
+  const int *q = quads + 4 * e;
+  int k = 0;
+  for (int a = 3; a >= 0; --a) {
+    int l = ln[q[a]];
+    if (l < 0 || l > 2) return NKEY;
+    k = 3 * k + l;
+  }
+  return k;
+}
+/* idx: the block's elements by key; start[k]..start[k+1]: key k (0..NKEY) */
+static void sort_by_l(int e0, int e1, const int *quads, const int *ln, int *idx, int *start)
+{
+  int cnt[NKEY + 2] = {0};
+  unsigned char key[CRD_BATCH_BLOCK];
+  for (int e = e0; e < e1; ++e) {
+    key[e - e0] = (unsigned char)l_key(quads, ln, e);
+    cnt[key[e - e0] + 1]++;
+  }
+  for (int k = 0; k <= NKEY; ++k) cnt[k + 1] += cnt[k];
+  for (int k = 0; k <= NKEY + 1; ++k) start[k] = cnt[k];
+  for (int e = e0; e < e1; ++e) idx[cnt[key[e - e0]]++] = e;
+}
+
+/* crd_elem_static of the W elements es in lanes: 0 and the outputs
+ * written, or -1 (nothing written: the caller evaluates them one by one) */
+static int static_lanes(const int *es, const int *quads, const double *x, const double *p0n, const double *dn,
+                        const double *pn, const int *ln, const double *mat, int want_k, double *f, double *k,
+                        double *u)
+{
+  int l[4];
+  for (int a = 0; a < 4; ++a) l[a] = ln[quads[4 * es[0] + a]];
+  crd_lanes X0[12], p0[12], d[12], p[12], KG[400], fe[20], md;
+  gather3(quads, es, x, X0);
+  gather3(quads, es, p0n, p0);
+  gather3(quads, es, dn, d);
+  gather3(quads, es, pn, p);
+  crd_q4_mat mt;
+  mat_lanes(mat, es, 0.0, &mt);
+  crd_lanes_diverged = 0;
+  /* crd_elem_static's body */
+  crd_cr_frame F;
+  crd_lanes xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], fl[20], kl[400];
+  crd_q4_local_vars(X0, d, p0, p, &F, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, q, J, abc);
+  crd_lanes ue = crd_q4_local(xl0, q, &mt, fl, want_k ? kl : 0, &md);
+  crd_q4_rot_pullback(ul, J, abc, fl, want_k ? kl : 0);
+  crd_q4_to_global(&F, X0, d, p, l, 0, fl, kl, fe, want_k ? KG : 0);
+  int kind = crd_elem_static_kind(md, xl0, ul, ue);
+  if (crd_lanes_diverged || kind) return -1;
+  for (int j = 0; j < W; ++j) {
+    int e = es[j];
+    double *fo = f + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a) fo[a] = fe[a].v[j];
+    u[e] = ue.v[j];
+    if (!want_k) continue;
+    double *ko = k + 210 * (size_t)e;
+    int t = 0;
+    for (int a = 0; a < 20; ++a)
+      for (int b = a; b < 20; ++b) ko[t++] = KG[20 * a + b].v[j];
+  }
+  return 0;
+}
+
+int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
+                                      const double *dn, const double *pn, const int *ln, const double *mat,
+                                      int want_k, double *f, double *k, double *u, int *bad, long long *nbatched)
+{
+  const int on = batch_on();
+  int first = -1, fkind = 0, idx[CRD_BATCH_BLOCK], start[NKEY + 2];
+  for (int b0 = e0; b0 < e1; b0 += CRD_BATCH_BLOCK) {
+    int b1 = b0 + CRD_BATCH_BLOCK < e1 ? b0 + CRD_BATCH_BLOCK : e1;
+    sort_by_l(b0, b1, quads, ln, idx, start);
+    for (int key = 0; key <= NKEY; ++key) {
+      for (int i = start[key], end = start[key + 1]; i < end;) {
+        int n = 1; /* elements one by one: a tail, or a group that diverged or has a bad one */
+        if (on && key < NKEY && i + W <= end) {
+          if (static_lanes(idx + i, quads, x, p0n, dn, pn, ln, mat, want_k, f, k, u) == 0) {
+            *nbatched += W;
+            i += W;
+            continue;
+          }
+          n = W;
+        }
+        for (int j = 0; j < n; ++j, ++i) {
+        int e = idx[i];
+        crd_q4_mat_c mt = mat_c(mat, e, 0.0);
+        int kind = CRD_ISA_FN(crd_elem_static)(e, quads, x, p0n, dn, pn, ln, &mt, want_k, f + 20 * (size_t)e,
+                                               k + 210 * (size_t)e, u + e);
+        if (kind && (first < 0 || e < first)) {
+          first = e;
+          fkind = kind;
+        }
+        }
+      }
+    }
+  }
+  if (first >= 0) *bad = first;
+  return fkind;
+}
+
+/* crd_elem_mid of W elements in lanes, as static_lanes */
+static int mid_lanes(const int *es, const int *quads, const double *x, const double *p0n, const double *d0n,
+                     const double *pan, const double *dbn, const double *pbn, const double *dfn, const double *pfn,
+                     const double *amn, const double *wamn, const double *Bsn, const int *ln, const double *Cn,
+                     const double *mat, double xi, double cf, double cm, int want_k, double *fgo, double *fino,
+                     double *ko, double *Eo, double *u)
+{
+  crd_elem_mid_in in;
+  for (int a = 0; a < 4; ++a) in.l[a] = ln[quads[4 * es[0] + a]];
+  /* crd_elem_mid_gather, lane by lane */
+  gather3(quads, es, x, in.X0);
+  gather3(quads, es, p0n, in.P0);
+  gather3(quads, es, d0n, in.da);
+  gather3(quads, es, pan, in.pa);
+  gather3(quads, es, dbn, in.db);
+  gather3(quads, es, pbn, in.pb);
+  gather3(quads, es, dfn, in.df);
+  gather3(quads, es, pfn, in.pf);
+  gather3(quads, es, wamn, in.wam);
+  for (int j = 0; j < W; ++j) {
+    const int *qd = quads + 4 * es[j];
+    for (int a = 0; a < 4; ++a) {
+      int nd = qd[a];
+      for (int c = 0; c < 3; ++c) in.am[3 * a + c].v[j] = amn[5 * nd + c];
+      for (int c = 0; c < 6; ++c) in.Bs[6 * a + c].v[j] = Bsn[6 * nd + c];
+    }
+    for (int a = 0; a < 16; ++a) in.C[a].v[j] = Cn[16 * (size_t)es[j] + a];
+  }
+  crd_q4_mat mt;
+  mat_lanes(mat, es, xi, &mt);
+  crd_lanes_diverged = 0;
+  /* crd_elem_mid's body */
+  crd_lanes KG[400], me[400], E[400], fG[20], fin[20], md, fg_o[20], fin_o[20], k_o[210];
+  crd_lanes ue = crd_q4_global_mid(in.X0, in.P0, in.da, in.pa, in.db, in.pb, in.df, in.pf, in.l, in.Bs, cf, &mt,
+                                   fG, want_k ? KG : 0, want_k ? E : 0, &md);
+  crd_elem_mid_inertia(&in, &mt, fin, me);
+  crd_elem_mid_pack(want_k, cm, cf, fG, fin, me, KG, fg_o, fin_o, k_o);
+  int badl = (!(md > 0) || !isfinite(ue)) ? 1 : 0;
+  if (crd_lanes_diverged || badl) return -1;
+  for (int j = 0; j < W; ++j) {
+    size_t e = (size_t)es[j];
+    for (int a = 0; a < 20; ++a) {
+      fgo[20 * e + a] = fg_o[a].v[j];
+      fino[20 * e + a] = fin_o[a].v[j];
+    }
+    u[e] = ue.v[j];
+    if (!want_k) continue;
+    for (int a = 0; a < 210; ++a) ko[210 * e + a] = k_o[a].v[j];
+    for (int a = 0; a < 400; ++a) Eo[400 * e + a] = E[a].v[j];
+  }
+  return 0;
+}
+
+int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
+                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
+                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
+                                   const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
+                                   double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
+                                   double *Eo, double *u, int *bad, long long *nbatched)
+{
+  const int on = batch_on();
+  int first = -1, idx[CRD_BATCH_BLOCK], start[NKEY + 2];
+  for (int b0 = e0; b0 < e1; b0 += CRD_BATCH_BLOCK) {
+    int b1 = b0 + CRD_BATCH_BLOCK < e1 ? b0 + CRD_BATCH_BLOCK : e1;
+    sort_by_l(b0, b1, quads, ln, idx, start);
+    for (int key = 0; key <= NKEY; ++key) {
+      for (int i = start[key], end = start[key + 1]; i < end;) {
+        int n = 1;
+        if (on && key < NKEY && i + W <= end) {
+          if (mid_lanes(idx + i, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, mat, xi, cf,
+                        cm, want_k, fgo, fino, ko, Eo, u) == 0) {
+            *nbatched += W;
+            i += W;
+            continue;
+          }
+          n = W;
+        }
+        for (int j = 0; j < n; ++j, ++i) {
+        int e = idx[i];
+        crd_q4_mat_c mt = mat_c(mat, e, xi);
+        size_t s = (size_t)e;
+        int b = CRD_ISA_FN(crd_elem_mid)(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn,
+                                         &mt, cf, cm, want_k, fgo + 20 * s, fino + 20 * s, ko + 210 * s,
+                                         Eo + 400 * s, u + e);
+        if (b && (first < 0 || e < first)) first = e;
+        }
+      }
+    }
+  }
+  if (first < 0) return 0;
+  *bad = first;
+  return 1;
+}
