@@ -101,17 +101,22 @@ CRD_LANES_MAP1(asin, ::asin) /* libm per lane: the scalar code's bits */
 CRD_LANES_MAP1(sin, ::sin)
 CRD_LANES_MAP1(cos, ::cos)
 #undef CRD_LANES_MAP1
-static inline crd_lanes fmax(crd_lanes a, crd_lanes b)
+/* fmin/fmax as glibc's x86-64 ones (s_fmin.S: minsd/maxsd, the other
+ * argument when one is NaN), without a libm call per lane: a < b ? a : b
+ * is what minsd returns for numbers (the second when equal), then NaN */
+static inline crd_lanes crd_lanes_blend(crd_lanes_mask m, crd_lanes a, crd_lanes b)
 {
-  crd_lanes r;
-  for (int i = 0; i < CRD_LANES; ++i) r.v[i] = __builtin_fmax(a.v[i], b.v[i]);
-  return r;
+  return crd_lanes((crd_lanes_raw)(((crd_lanes_mask)a.v & m) | ((crd_lanes_mask)b.v & ~m)));
 }
 static inline crd_lanes fmin(crd_lanes a, crd_lanes b)
 {
-  crd_lanes r;
-  for (int i = 0; i < CRD_LANES; ++i) r.v[i] = __builtin_fmin(a.v[i], b.v[i]);
-  return r;
+  crd_lanes r = crd_lanes_blend(a.v < b.v, a, b);
+  return crd_lanes_blend(b.v != b.v, a, r);
+}
+static inline crd_lanes fmax(crd_lanes a, crd_lanes b)
+{
+  crd_lanes r = crd_lanes_blend(a.v > b.v, a, b);
+  return crd_lanes_blend(b.v != b.v, a, r);
 }
 static inline bool isfinite(crd_lanes a)
 {
@@ -131,8 +136,7 @@ static inline bool crd_lanes_any_ge(crd_lanes x, crd_lanes t)
 }
 static inline crd_lanes crd_lanes_sel_lt(crd_lanes x, crd_lanes t, crd_lanes a, crd_lanes b)
 {
-  crd_lanes_mask m = x.v < t.v;
-  return crd_lanes((crd_lanes_raw)(((crd_lanes_mask)a.v & m) | ((crd_lanes_mask)b.v & ~m)));
+  return crd_lanes_blend(x.v < t.v, a, b);
 }
 } /* namespace */
 
