@@ -49,21 +49,24 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   if (bad >= 0) return crd_backend_elem_error(pb, bad, badkind);
   double Utot = 0.0, fn = 0.0;
   for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
-  for (size_t a = 0; a < 20 * (size_t)pb->ne; ++a) fn += pb->fe[a] * pb->fe[a];
-  pb->fe_norm = sqrt(fn);
   if (want_K) crd_csr_zero(pb->K);
+  /* one pass: the scatter and |f_e|^2 (in element order, as the other
+   * backends sum it) */
   for (int e = 0; e < pb->ne; ++e) {
     Utot += pb->ue[e];
     const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
     const double *fe = pb->fe + 20 * (size_t)e;
-    for (int a = 0; a < 20; ++a)
+    for (int a = 0; a < 20; ++a) {
+      fn += fe[a] * fe[a];
       if (eq[a] >= 0) F[eq[a]] += fe[a];
+    }
     if (!want_K) continue;
     const int32_t *sc = pb->scatter + 210 * (size_t)e;
     const double *ke = pb->ke + 210 * (size_t)e;
     for (int t = 0; t < 210; ++t)
       if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
   }
+  pb->fe_norm = sqrt(fn);
   for (int i = 0; i < pb->neq; ++i)
     if (!isfinite(F[i])) return CRD_ERR(CRD_ERR_NUMERIC, "internal force not finite at equation %d", i);
   pb->tm.assemble_s += crd_wtime() - t1;
