@@ -9,7 +9,8 @@
  *   - the midpoint energy correction active (deforming) and off (a rigid
  *     motion over the step) within one group;
  *   - sections that differ from element to element;
- *   - a range that is not a multiple of the lanes (tails);
+ *   - a range that is not a multiple of the lanes (tails), and the
+ *     initial geometry read from its cache (crd_elem_geo_build);
  *   - a degenerate element: the range reports it, with its kind, as the
  *     per-element body does, and still gives every other element's bits
  *     (its own outputs are NaN, whose payload bits the variants need not
@@ -117,7 +118,8 @@ static void per_element(const crd_elem_isa *g, double (*o)[NOUT], int *bad_e, in
 }
 
 /* the range bodies of variant v over [0, NE) in ranges of len */
-static void ranges(const crd_elem_isa *v, int len, double (*o)[NOUT], long long *nb, int *bad_e, int *bad_kind)
+static void ranges(const crd_elem_isa *v, int len, const double *geo, double (*o)[NOUT], long long *nb, int *bad_e,
+                   int *bad_kind)
 {
   const double w = 0.55, xi = 0.03;
   static double f[20 * NE], k[210 * NE], u[NE], f2[20 * NE], k2[210 * NE], u2[NE], fg[20 * NE], fi[20 * NE],
@@ -126,9 +128,9 @@ static void ranges(const crd_elem_isa *v, int len, double (*o)[NOUT], long long 
   *bad_kind = 0;
   for (int e0 = 0; e0 < NE; e0 += len) {
     int e1 = e0 + len < NE ? e0 + len : NE, be = -1;
-    int kind = v->stat_range(e0, e1, quads, X, P0, db, pb, l, mat, 1, f, k, u, &be, nb);
+    int kind = v->stat_range(e0, e1, quads, X, P0, db, pb, l, mat, geo, 1, f, k, u, &be, nb);
     if (kind && *bad_e < 0) { *bad_e = be; *bad_kind = kind; }
-    v->stat_range(e0, e1, quads, X, P0, db, pb, l, mat, 0, f2, k2, u2, &be, nb);
+    v->stat_range(e0, e1, quads, X, P0, db, pb, l, mat, geo, 0, f2, k2, u2, &be, nb);
     v->mid_range(e0, e1, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, mat, xi, w, 3.0, 1, fg, fi, km,
                  Em, um, &be, nb);
     v->mid_range(e0, e1, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, mat, xi, w, 3.0, 0, fg0, fi0, km,
@@ -190,12 +192,15 @@ int main(void)
                names[v]);
         continue;
       }
+      /* ranges of all elements without the geometry cache, of 13 with it */
+      static double geo[CRD_ELEM_GEO * NE];
+      crd_elem_geo_build(NE, quads, X, P0, geo);
       const int lens[2] = {NE, 13};
       for (int li = 0; li < 2; ++li) {
         long long nb = 0;
         int gbad, gkind;
         memset(got, 0, sizeof got);
-        ranges(isa, lens[li], got, &nb, &gbad, &gkind);
+        ranges(isa, lens[li], li ? geo : NULL, got, &nb, &gbad, &gkind);
         long same = count_same(pass == 1);
         T_OK(same == (long)NE * NOUT, "pass %d, %s (%d lanes), ranges of %d: the per-element bits (%ld of %ld entries)",
              pass, isa->name, isa->lanes, lens[li], same, (long)NE * NOUT);

@@ -269,24 +269,45 @@ CRD_HD void crd_q4_phi_coef(double s2, double *a, double *b, double *c)
   }
 }
 
-/* q (strain variables: t_i, phi(r_i) - phi(r0_i)) from u_L; J[4*i..] the
- * 2x2 blocks dphi/dr and (a, b, c) per node for the second derivatives. */
-CRD_HD void crd_q4_rot_map(const double *ul, const double *r0xy, double *q, double *J, double *abc)
+/* phi(r0_i) (8) of the initial local normals: the part of q's rotation
+ * entries that the state does not change (a cache may hold it). */
+CRD_HD void crd_q4_rot_ph0(const double *r0xy, double *ph0)
+{
+  for (int i = 0; i < 4; ++i) {
+    const double *r0 = r0xy + 2 * i;
+    double a0, b0, c0;
+    crd_q4_phi_coef(r0[0] * r0[0] + r0[1] * r0[1], &a0, &b0, &c0);
+    ph0[2 * i] = a0 * r0[0];
+    ph0[2 * i + 1] = a0 * r0[1];
+  }
+}
+
+/* q (strain variables: t_i, phi(r_i) - phi(r0_i)) from u_L and ph0
+ * (crd_q4_rot_ph0); J[4*i..] the 2x2 blocks dphi/dr and (a, b, c) per node
+ * for the second derivatives. */
+CRD_HD void crd_q4_rot_map_ph0(const double *ul, const double *ph0, double *q, double *J, double *abc)
 {
   for (int i = 0; i < 4; ++i) {
     for (int k = 0; k < 3; ++k) q[5 * i + k] = ul[5 * i + k];
-    const double *r = ul + 5 * i + 3, *r0 = r0xy + 2 * i;
-    double a, b, c, a0, b0, c0;
+    const double *r = ul + 5 * i + 3;
+    double a, b, c;
     crd_q4_phi_coef(r[0] * r[0] + r[1] * r[1], &a, &b, &c);
-    crd_q4_phi_coef(r0[0] * r0[0] + r0[1] * r0[1], &a0, &b0, &c0);
-    q[5 * i + 3] = a * r[0] - a0 * r0[0];
-    q[5 * i + 4] = a * r[1] - a0 * r0[1];
+    q[5 * i + 3] = a * r[0] - ph0[2 * i];
+    q[5 * i + 4] = a * r[1] - ph0[2 * i + 1];
     J[4 * i + 0] = a + b * r[0] * r[0];
     J[4 * i + 1] = b * r[0] * r[1];
     J[4 * i + 2] = b * r[1] * r[0];
     J[4 * i + 3] = a + b * r[1] * r[1];
     abc[3 * i] = a; abc[3 * i + 1] = b; abc[3 * i + 2] = c;
   }
+}
+
+/* The same from the initial local normals r0xy (8). */
+CRD_HD void crd_q4_rot_map(const double *ul, const double *r0xy, double *q, double *J, double *abc)
+{
+  double ph0[8];
+  crd_q4_rot_ph0(r0xy, ph0);
+  crd_q4_rot_map_ph0(ul, ph0, q, J, abc);
 }
 
 /* f and k with respect to q -> with respect to u_L (in place). */

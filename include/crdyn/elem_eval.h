@@ -20,6 +20,13 @@
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_dyn.h"
 
+/* The initial geometry of an element that all its evaluations share, as a
+ * cache holds it (CRD_ELEM_GEO doubles per element; crd_elem_geo_build in
+ * elem_isa.h): x0 (12, positions relative to corner 0), xl0 (12, initial
+ * local coordinates) and phi(r0) (8) (crd_q4_local_vars_init,
+ * crd_q4_rot_ph0). */
+#define CRD_ELEM_GEO 32
+
 /* What went wrong with an element (0: nothing). */
 #define CRD_ELEM_OK 0
 #define CRD_ELEM_DEGENERATE 1   /* det J <= 0 in the initial state */

@@ -38,9 +38,12 @@ typedef int crd_elem_mid_fn(int e, const int *quads, const double *x, const doub
  * Returns 0, or the CRD_ELEM_* code (static) / 1 (mid) of the first bad
  * element, whose index goes to *bad.  *nbatched += the elements evaluated
  * in full vectors. */
+/* geo (may be NULL): the elements' initial geometry (crd_elem_geo_build),
+ * read instead of formed again at every evaluation (the same numbers). */
 typedef int crd_elem_static_range_fn(int e0, int e1, const int *quads, const double *x, const double *p0n,
                                      const double *dn, const double *pn, const int *ln, const double *mat,
-                                     int want_k, double *f, double *k, double *u, int *bad, long long *nbatched);
+                                     const double *geo, int want_k, double *f, double *k, double *u, int *bad,
+                                     long long *nbatched);
 typedef int crd_elem_mid_range_fn(int e0, int e1, const int *quads, const double *x, const double *p0n,
                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
@@ -56,6 +59,10 @@ typedef struct crd_elem_isa {
   crd_elem_mid_range_fn *mid_range;
   int lanes;                 /* elements per vector in the range bodies */
 } crd_elem_isa;
+
+/* The initial geometry of each element that its evaluations share
+ * (CRD_ELEM_GEO, elem_eval.h). */
+void crd_elem_geo_build(int ne, const int *quads, const double *x, const double *p0n, double *geo);
 
 /* The variant to use (never NULL). */
 const crd_elem_isa *crd_elem_isa_select(void);

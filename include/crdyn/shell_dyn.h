@@ -217,14 +217,15 @@ CRD_HD void crd_q4_mid_begin(const double *X0, const double *p0, const double *d
                              const double *db, const double *pb, const double *df, const double *pf,
                              crd_q4_mid_st *s)
 {
-  double x0[12]; /* the initial frame once for the three states */
+  double x0[12], ph0[8]; /* the initial frame and phi(r0) once for the three states */
   crd_q4_local_vars_init(X0, p0, x0, s->xl0, s->r0xy);
+  crd_q4_rot_ph0(s->r0xy, ph0);
   crd_q4_local_vars_cur(x0, s->xl0, da, pa, &s->F, s->ul);
-  crd_q4_rot_map(s->ul, s->r0xy, s->qa, s->J, s->abc);
+  crd_q4_rot_map_ph0(s->ul, ph0, s->qa, s->J, s->abc);
   crd_q4_local_vars_cur(x0, s->xl0, db, pb, &s->Fb, s->ul);
-  crd_q4_rot_map(s->ul, s->r0xy, s->qb, s->Jb, s->abc);
+  crd_q4_rot_map_ph0(s->ul, ph0, s->qb, s->Jb, s->abc);
   crd_q4_local_vars_cur(x0, s->xl0, df, pf, &s->F, s->ul);
-  crd_q4_rot_map(s->ul, s->r0xy, s->qf, s->J, s->abc);
+  crd_q4_rot_map_ph0(s->ul, ph0, s->qf, s->J, s->abc);
 }
 
 /* f_q . (q_b - q_a) (= U_b - U_a when w = 1/2), f with respect to q. */

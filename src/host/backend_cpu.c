@@ -18,6 +18,7 @@
 typedef struct cpu_impl {
   const crd_elem_isa *isa;
   double *mat;
+  double *geo; /* CRD_ELEM_GEO per element: the initial geometry (crd_elem_geo_build) */
 } cpu_impl;
 
 /* Elements go to the threads in chunks of CRD_CPU_CHUNK consecutive ones
@@ -35,8 +36,8 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int c = 0; c < nch; ++c) {
     int e0 = c * CRD_CPU_CHUNK, e1 = e0 + CRD_CPU_CHUNK < pb->ne ? e0 + CRD_CPU_CHUNK : pb->ne, eb = -1;
-    int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, want_K, pb->fe, pb->ke,
-                               pb->ue, &eb, &nb);
+    int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
+                               pb->ke, pb->ue, &eb, &nb);
     if (kind) {
 #pragma omp critical(crd_eval_bad)
       if (bad < 0 || eb < bad) { bad = eb; badkind = kind; }
@@ -139,7 +140,10 @@ static void cpu_destroy(crd_backend *be)
 {
   if (!be) return;
   cpu_impl *ci = be->impl;
-  if (ci) free(ci->mat);
+  if (ci) {
+    free(ci->mat);
+    free(ci->geo);
+  }
   free(ci);
   free(be);
 }
@@ -158,7 +162,13 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
   cpu_impl *ci = NULL;
   CRD_CALL(CRD_CALLOC(1, &be));
   int rc;
-  if ((rc = CRD_CALLOC(1, &ci)) || (rc = CRD_CALLOC(3 * (size_t)(pb->ne > 0 ? pb->ne : 1), &ci->mat))) {
+  size_t ne1 = (size_t)(pb->ne > 0 ? pb->ne : 1);
+  if ((rc = CRD_CALLOC(1, &ci)) || (rc = CRD_CALLOC(3 * ne1, &ci->mat)) ||
+      (rc = CRD_CALLOC(CRD_ELEM_GEO * ne1, &ci->geo))) {
+    if (ci) {
+      free(ci->mat);
+      free(ci->geo);
+    }
     free(ci);
     free(be);
     return crd_err_trace(rc, __FILE__, __LINE__, __func__);
@@ -170,6 +180,7 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
     ci->mat[3 * e + 1] = sc->nu;
     ci->mat[3 * e + 2] = sc->thickness;
   }
+  crd_elem_geo_build(pb->ne, m->quads, m->x, pb->p0, ci->geo);
   ci->isa = isa;
   be->ops = &cpu_ops;
   be->impl = ci;

@@ -64,7 +64,8 @@ const int CRD_ISA_FN(crd_elem_lanes) = CRD_LANES;
 
 int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
                                       const double *dn, const double *pn, const int *ln, const double *mat,
-                                      int want_k, double *f, double *k, double *u, int *bad, long long *nbatched);
+                                      const double *geo, int want_k, double *f, double *k, double *u, int *bad,
+                                      long long *nbatched);
 int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
                                    const double *d0n, const double *pan, const double *dbn, const double *pbn,
                                    const double *dfn, const double *pfn, const double *amn, const double *wamn,
@@ -146,24 +147,39 @@ static void sort_by_l(int e0, int e1, const int *quads, const int *ln, int *idx,
 /* crd_elem_static of the W elements es in lanes: 0 and the outputs
  * written, or -1 (nothing written: the caller evaluates them one by one) */
 static int static_lanes(const int *es, const int *quads, const double *x, const double *p0n, const double *dn,
-                        const double *pn, const int *ln, const double *mat, int want_k, double *f, double *k,
-                        double *u)
+                        const double *pn, const int *ln, const double *mat, const double *geo, int want_k,
+                        double *f, double *k, double *u)
 {
   int l[4];
   for (int a = 0; a < 4; ++a) l[a] = ln[quads[4 * es[0] + a]];
-  crd_lanes X0[12], p0[12], d[12], p[12], KG[400], fe[20], md;
+  crd_lanes X0[12], d[12], p[12], KG[400], fe[20], md;
   gather3(quads, es, x, X0);
-  gather3(quads, es, p0n, p0);
   gather3(quads, es, dn, d);
   gather3(quads, es, pn, p);
   crd_q4_mat mt;
   mat_lanes(mat, es, 0.0, &mt);
   crd_lanes_diverged = 0;
-  /* crd_elem_static's body */
+  /* crd_elem_static's body; the initial half of crd_q4_local_vars and
+   * phi(r0) from geo when given (crd_elem_geo_build: the same numbers) */
   crd_cr_frame F;
-  crd_lanes xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], fl[20], kl[400];
-  crd_q4_local_vars(X0, d, p0, p, &F, xl0, ul, r0xy);
-  crd_q4_rot_map(ul, r0xy, q, J, abc);
+  crd_lanes x0[12], xl0[12], ul[20], ph0[8], q[20], J[16], abc[12], fl[20], kl[400];
+  if (geo) {
+    for (int j = 0; j < W; ++j) {
+      const double *g = geo + CRD_ELEM_GEO * (size_t)es[j];
+      for (int a = 0; a < 12; ++a) {
+        x0[a].v[j] = g[a];
+        xl0[a].v[j] = g[12 + a];
+      }
+      for (int a = 0; a < 8; ++a) ph0[a].v[j] = g[24 + a];
+    }
+  } else {
+    crd_lanes p0[12], r0xy[8];
+    gather3(quads, es, p0n, p0);
+    crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
+    crd_q4_rot_ph0(r0xy, ph0);
+  }
+  crd_q4_local_vars_cur(x0, xl0, d, p, &F, ul);
+  crd_q4_rot_map_ph0(ul, ph0, q, J, abc);
   crd_lanes ue = crd_q4_local(xl0, q, &mt, fl, want_k ? kl : 0, &md);
   crd_q4_rot_pullback(ul, J, abc, fl, want_k ? kl : 0);
   crd_q4_to_global(&F, X0, d, p, l, 0, fl, kl, fe, want_k ? KG : 0);
@@ -185,7 +201,8 @@ static int static_lanes(const int *es, const int *quads, const double *x, const 
 
 int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
                                       const double *dn, const double *pn, const int *ln, const double *mat,
-                                      int want_k, double *f, double *k, double *u, int *bad, long long *nbatched)
+                                      const double *geo, int want_k, double *f, double *k, double *u, int *bad,
+                                      long long *nbatched)
 {
   const int on = batch_on();
   int first = -1, fkind = 0, idx[CRD_BATCH_BLOCK], start[NKEY + 2];
@@ -196,7 +213,7 @@ int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const do
       for (int i = start[key], end = start[key + 1]; i < end;) {
         int n = 1; /* elements one by one: a tail, or a group that diverged or has a bad one */
         if (on && key < NKEY && i + W <= end) {
-          if (static_lanes(idx + i, quads, x, p0n, dn, pn, ln, mat, want_k, f, k, u) == 0) {
+          if (static_lanes(idx + i, quads, x, p0n, dn, pn, ln, mat, geo, want_k, f, k, u) == 0) {
             *nbatched += W;
             i += W;
             continue;

@@ -101,6 +101,18 @@ static inline int cpu_v3(void) { return 0; }
 static inline int cpu_v4(void) { return 0; }
 #endif
 
+void crd_elem_geo_build(int ne, const int *quads, const double *x, const double *p0n, double *geo)
+{
+  for (int e = 0; e < ne; ++e) {
+    double X0[12], p0[12], r0xy[8], *g = geo + CRD_ELEM_GEO * (size_t)e;
+    const int *qd = quads + 4 * e;
+    crd_elem_gather3(qd, x, X0);
+    crd_elem_gather3(qd, p0n, p0);
+    crd_q4_local_vars_init(X0, p0, g, g + 12, r0xy);
+    crd_q4_rot_ph0(r0xy, g + 24);
+  }
+}
+
 const crd_elem_isa *crd_elem_isa_find(const char *name)
 {
   if (!name) return NULL;

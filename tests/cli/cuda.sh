@@ -103,8 +103,10 @@ elif sh profiling/gpu_bundle.sh "$BUILD" "$tmp/bundle" >"$tmp/blog" 2>&1; then
   else
     nok "bundle: resolved outside it: $outside; not found: $missing"; sed 's/^/# /' "$tmp/ldd"
   fi
-  [ "$mib" -lt 64 ] && ok "bundle is under 64 MiB ($mib MiB; packed: $(du -m "$tmp/bundle.tar.gz" 2>/dev/null | cut -f1) MiB)" \
-    || nok "bundle is $mib MiB (over the 64 MiB a carry allows)"
+  # what travels to the GPU machine is the packed tarball (a carry holds 64 MiB in all)
+  packed=$(du -m "$tmp/bundle.tar.gz" 2>/dev/null | cut -f1)
+  [ -n "$packed" ] && [ "$packed" -lt 64 ] && ok "packed bundle is under 64 MiB ($packed MiB; $mib MiB unpacked)" \
+    || nok "packed bundle is ${packed:-?} MiB (over the 64 MiB a carry allows)"
   env -i LD_LIBRARY_PATH="$tmp/bundle/lib" PATH=/usr/bin:/bin "$tmp/bundle/crdyn" run $case_s --out "$tmp/b1" --quiet \
     --backend cpu >"$tmp/log" 2>&1; r=$?
   [ $r -eq 0 ] && grep -q '"status":[[:space:]]*"complete"' "$tmp/b1/summary.json" && ok "the bundled binary runs a case with LD_LIBRARY_PATH at the bundle only" \
