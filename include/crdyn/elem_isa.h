@@ -21,6 +21,8 @@
 #ifndef CRDYN_ELEM_ISA_H
 #define CRDYN_ELEM_ISA_H
 
+#include <stdint.h>
+
 #include "crdyn/elem_eval.h"
 
 typedef int crd_elem_static_fn(int e, const int *quads, const double *x, const double *p0n, const double *dn,
@@ -51,12 +53,20 @@ typedef int crd_elem_mid_range_fn(int e0, int e1, const int *quads, const double
                                   double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
                                   double *Eo, double *u, int *bad, long long *nbatched);
 
+/* Nodes [n0, n1) of the explicit step: accelerations a, wa (3 each) from
+ * the residual Fe - Fi, as crd_exn_accel (explicit_node.h) per node; eq
+ * 5 per node, mlump/plump the lumped masses, s the rotational mass scaling. */
+typedef int crd_exn_accel_range_fn(int n0, int n1, const int32_t *eq, const double *Fe, const double *Fi,
+                                   const double *mlump, const double *plump, double s, const double *p,
+                                   const int *ln, const double *w_pred, double *a, double *wa);
+
 typedef struct crd_elem_isa {
   const char *name;          /* "generic", "x86-64-v3", "x86-64-v4" */
   crd_elem_static_fn *stat;
   crd_elem_mid_fn *mid;
   crd_elem_static_range_fn *stat_range;
   crd_elem_mid_range_fn *mid_range;
+  crd_exn_accel_range_fn *exn_accel_range;
   int lanes;                 /* elements per vector in the range bodies */
 } crd_elem_isa;
 

@@ -32,6 +32,7 @@
 namespace { /* internal linkage, as elem_lanes.h */
 #define double crd_lanes
 #include "crdyn/elem_eval.h"
+#include "crdyn/explicit_node.h"
 #undef double
 } /* namespace */
 
@@ -72,9 +73,73 @@ int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const doubl
                                    const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
                                    double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
                                    double *Eo, double *u, int *bad, long long *nbatched);
+int CRD_ISA_FN(crd_exn_accel_range)(int n0, int n1, const int32_t *eq, const double *Fe, const double *Fi,
+                                    const double *mlump, const double *plump, double s, const double *p,
+                                    const int *ln, const double *w_pred, double *a, double *wa);
 }
 
 enum { W = CRD_LANES };
+
+/* The explicit step's node accelerations (explicit.c, crd_exn_accel), W
+ * consecutive nodes in lanes when they share the pair choice l and which
+ * of their 5 slots are free (ints that pick code paths); a node that
+ * cannot join a group runs alone, broadcast to every lane (the same
+ * numbers in each, lane 0 kept).  No branch on values in crd_exn_accel. */
+static inline crd_lanes load(const double *t)
+{
+  crd_lanes r;
+  memcpy(&r.v, t, sizeof r.v);
+  return r;
+}
+static inline int slot_mask(const int32_t *eq, int i)
+{
+  int m = 0;
+  for (int k = 0; k < 5; ++k) m |= (eq[5 * i + k] >= 0) << k;
+  return m;
+}
+int CRD_ISA_FN(crd_exn_accel_range)(int n0, int n1, const int32_t *eq, const double *Fe, const double *Fi,
+                                    const double *mlump, const double *plump, double s, const double *p,
+                                    const int *ln, const double *w_pred, double *a, double *wa)
+{
+  for (int i = n0; i < n1;) {
+    int n = 1, m0 = slot_mask(eq, i);
+    if (i + W <= n1) {
+      n = W;
+      for (int j = 1; j < W; ++j)
+        if (ln[i + j] != ln[i] || slot_mask(eq, i + j) != m0) { n = 1; break; }
+    }
+    int e5[5];
+    for (int k = 0; k < 5; ++k) e5[k] = eq[5 * i + k]; /* the group's free slots (only their sign matters) */
+    double t_fr[5][W], t_mi[W], t_P[W], t_p[3][W], t_w[3][W]; /* lane j = node i + j */
+    for (int j = 0; j < W; ++j) {
+      int nd = i + (j < n ? j : 0);
+      for (int k = 0; k < 5; ++k) {
+        int q = eq[5 * nd + k];
+        t_fr[k][j] = q >= 0 ? Fe[q] - Fi[q] : 0.0;
+      }
+      t_mi[j] = mlump[nd];
+      t_P[j] = s * plump[nd];
+      for (int c = 0; c < 3; ++c) {
+        t_p[c][j] = p[3 * nd + c];
+        t_w[c][j] = w_pred[3 * nd + c];
+      }
+    }
+    crd_lanes fr[5], mi = load(t_mi), P = load(t_P), pv[3], wp[3], av[3], wv[3];
+    for (int k = 0; k < 5; ++k) fr[k] = load(t_fr[k]);
+    for (int c = 0; c < 3; ++c) {
+      pv[c] = load(t_p[c]);
+      wp[c] = load(t_w[c]);
+    }
+    crd_exn_accel(e5, fr, mi, P, pv, ln[i], wp, av, wv);
+    for (int j = 0; j < n; ++j)
+      for (int c = 0; c < 3; ++c) {
+        a[3 * (i + j) + c] = av[c].v[j];
+        wa[3 * (i + j) + c] = wv[c].v[j];
+      }
+    i += n;
+  }
+  return 0;
+}
 
 /* CRDYN_ELEM_BATCH=0: element by element (A/B runs); read once */
 static int batch_on(void)

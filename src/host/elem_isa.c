@@ -44,12 +44,14 @@ int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const dou
 /* the range bodies (elem_batch.cpp) and their lanes */
 crd_elem_static_range_fn crd_elem_static_range_generic;
 crd_elem_mid_range_fn crd_elem_mid_range_generic;
+crd_exn_accel_range_fn crd_exn_accel_range_generic;
 extern const int crd_elem_lanes_generic;
 #ifdef CRD_ELEM_HAVE_v3
 crd_elem_static_fn crd_elem_static_v3;
 crd_elem_mid_fn crd_elem_mid_v3;
 crd_elem_static_range_fn crd_elem_static_range_v3;
 crd_elem_mid_range_fn crd_elem_mid_range_v3;
+crd_exn_accel_range_fn crd_exn_accel_range_v3;
 extern const int crd_elem_lanes_v3;
 #endif
 #ifdef CRD_ELEM_HAVE_v4
@@ -57,19 +59,21 @@ crd_elem_static_fn crd_elem_static_v4;
 crd_elem_mid_fn crd_elem_mid_v4;
 crd_elem_static_range_fn crd_elem_static_range_v4;
 crd_elem_mid_range_fn crd_elem_mid_range_v4;
+crd_exn_accel_range_fn crd_exn_accel_range_v4;
 extern const int crd_elem_lanes_v4;
 #endif
 
 /* not const: the lane counts are link-time constants of other files */
 static crd_elem_isa isa_generic = {"generic", crd_elem_static_generic, crd_elem_mid_generic,
-                                   crd_elem_static_range_generic, crd_elem_mid_range_generic, 0};
+                                   crd_elem_static_range_generic, crd_elem_mid_range_generic,
+                                   crd_exn_accel_range_generic, 0};
 #ifdef CRD_ELEM_HAVE_v3
 static crd_elem_isa isa_v3 = {"x86-64-v3", crd_elem_static_v3, crd_elem_mid_v3, crd_elem_static_range_v3,
-                              crd_elem_mid_range_v3, 0};
+                              crd_elem_mid_range_v3, crd_exn_accel_range_v3, 0};
 #endif
 #ifdef CRD_ELEM_HAVE_v4
 static crd_elem_isa isa_v4 = {"x86-64-v4", crd_elem_static_v4, crd_elem_mid_v4, crd_elem_static_range_v4,
-                              crd_elem_mid_range_v4, 0};
+                              crd_elem_mid_range_v4, crd_exn_accel_range_v4, 0};
 #endif
 static void set_lanes(void)
 {

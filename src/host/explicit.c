@@ -22,6 +22,7 @@
 #include "crdyn/dynamics.h"
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
+#include "crdyn/elem_isa.h"
 #include "crdyn/explicit_node.h"
 #include "crdyn/explicit_resident.h"
 #include "crdyn/shell_mass.h"
@@ -101,6 +102,7 @@ double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double r
 }
 
 typedef struct ex_work {
+  const crd_elem_isa *isa; /* the node accelerations' variant */
   double *Fi, *Fe, *vh, *wh;
   int step;            /* the step being computed (test hook) */
 } ex_work;
@@ -116,17 +118,9 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
   crd_dyn_test_nan(r, x->step, x->Fe, pb->neq);
   r->time_eval += crd_wtime() - t0;
   dy->strain = U;
-  for (int i = 0; i < pb->nn; ++i) {
-    const int32_t *eq = pb->eq + 5 * i;
-    int e5[5];
-    double fr[5];
-    for (int k = 0; k < 5; ++k) {
-      e5[k] = eq[k];
-      fr[k] = eq[k] >= 0 ? x->Fe[eq[k]] - x->Fi[eq[k]] : 0.0;
-    }
-    crd_exn_accel(e5, fr, dy->mlump[i], s * dy->plump[i], pb->p + 3 * i, pb->l[i], w_pred + 3 * i, dy->a + 3 * i,
-                  dy->wa + 3 * i);
-  }
+  /* crd_exn_accel node by node, several nodes in vector lanes (elem_isa.h) */
+  x->isa->exn_accel_range(0, pb->nn, pb->eq, x->Fe, x->Fi, dy->mlump, dy->plump, s, pb->p, pb->l, w_pred, dy->a,
+                          dy->wa);
   return 0;
 }
 
@@ -188,6 +182,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   dy->cur.t0 = t0;
   ex_work x;
   memset(&x, 0, sizeof x);
+  x.isa = crd_elem_isa_select();
   int rc = 0;
   if (CRD_CALLOC(pb->neq, &x.Fi) || CRD_CALLOC(pb->neq, &x.Fe) || CRD_CALLOC(n3, &x.vh) || CRD_CALLOC(n3, &x.wh)) {
     rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);

@@ -105,7 +105,11 @@ check "[ $rc1 -eq 130 ] && [ $rc2 -eq 0 ] && same_outputs '$T/s2_ref' '$out'" \
 # SIGTERM (a batch system's stop) the same way, after a short delay
 "$CRDYN" run "$S2" --out "$T/s2_term" --quiet >"$T/term.1" 2>&1 &
 pid=$!
-sleep 0.15; kill -TERM "$pid" 2>/dev/null; wait "$pid"; rc1=$?
+# once the run is in its step loop (its history is open): a signal before
+# crdyn has installed its handlers ends it as any program (exit 143), which
+# a slow start (the sanitizer build under load) once made this check see
+for _ in $(seq 1 500); do [ -f "$T/s2_term/history.csv.part" ] || [ -f "$T/s2_term/history.csv" ] && break; sleep 0.01; done
+sleep 0.05; kill -TERM "$pid" 2>/dev/null; wait "$pid"; rc1=$?
 if [ -f "$T/s2_term/checkpoint.crd" ]; then
   echo "# SIGTERM: $(cat "$T/term.1")"
   "$CRDYN" run "$S2" --out "$T/s2_term" --quiet --restart "$T/s2_term/checkpoint.crd" >/dev/null 2>&1; rc2=$?
