@@ -209,7 +209,9 @@ $(BUILD)/crdyn: $(BUILD)/obj/main.o $(BUILD)/libcrdyn.a
 $(BUILD)/tests/%: tests/%.c tests/tap.h tests/fuzz_replay.h tests/elem_util.h tests/backend_util.h fuzz/fuzz_case.c fuzz/fuzz_gmsh.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/gen:
+# the dependencies are checked (and installed) before anything compiles,
+# also under make -j (every object waits for its folder, the folder for this)
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/gen: | check-deps
 	mkdir -p $@
 
 test: all $(TESTS) bench-tools
