@@ -35,19 +35,21 @@
 
 #include "crdyn/elem_eval.h"
 
-/* The workspace of one element: 2,222 doubles (17.7 KB). */
+/* The workspace of one element: 2,311 doubles (18.5 KB). */
 typedef struct crd_elem_ws {
   crd_q4_avg_pre pre;
   double xl0[12];
   double k[400], f[20];  /* k_q (both triangles) and f_q, then k after the pull-back */
+  double kx[80];         /* the rest of df_q/dq_b (crd_q4_local_avg), midpoint only */
   union {
     crd_q4_gpset gs;     /* phases 2-3 */
     double M[4][400];    /* phases 4-6: T's and products */
   } u;
 } crd_elem_ws;
 
-/* Phases 2 and 3: ws->pre and ws->xl0 set (and synchronized) before. */
-CRD_HD void crd_split_local_avg(CRD_LOCAL crd_elem_ws *ws, int want_k)
+/* Phases 2 and 3: ws->pre and ws->xl0 set (and synchronized) before;
+ * want_kx (with want_k) also ws->kx. */
+CRD_HD void crd_split_local_avg(CRD_LOCAL crd_elem_ws *ws, int want_k, int want_kx)
 {
   CRD_FOREACH_THREAD(ig, 4) {
     crd_q4_avg_pre pr = ws->pre;
@@ -61,6 +63,12 @@ CRD_HD void crd_split_local_avg(CRD_LOCAL crd_elem_ws *ws, int want_k)
     ws->u.gs.det[ig] = det;
     ws->u.gs.u[ig] = u;
     ws->u.gs.km[ig] = km;
+    if (want_kx) {
+      double dw[2];
+      crd_q4_gp_dw(B, pr.dq, dw);
+      ws->u.gs.dw[ig][0] = dw[0];
+      ws->u.gs.dw[ig][1] = dw[1];
+    }
   }
   CRD_SYNC();
   double S[32], det[4], km[4], s = ws->pre.s;
@@ -69,10 +77,25 @@ CRD_HD void crd_split_local_avg(CRD_LOCAL crd_elem_ws *ws, int want_k)
     det[a] = ws->u.gs.det[a];
     km[a] = ws->u.gs.km[a];
   }
-  const int nk = want_k ? 210 : 0;
-  CRD_FOREACH_THREAD(t, nk + 20) {
+  const int nk = want_k ? 210 : 0, nx = (want_k && want_kx) ? 80 : 0;
+  CRD_FOREACH_THREAD(t, nk + 20 + nx) {
     double x[40], y[40];
     int a, b;
+    if (t >= nk + 20) { /* kx[4 a + i] */
+      double n[8], dw[8], c[4];
+      a = (t - nk - 20) / 4;
+      b = (t - nk - 20) % 4; /* the node i */
+      for (int ig = 0; ig < 4; ++ig) {
+        for (int r = 0; r < 3; ++r) y[3 * ig + r] = ws->u.gs.C[ig][20 * r + a];
+        n[2 * ig] = ws->u.gs.B[ig][160 + 5 * b];
+        n[2 * ig + 1] = ws->u.gs.B[ig][180 + 5 * b];
+        dw[2 * ig] = ws->u.gs.dw[ig][0];
+        dw[2 * ig + 1] = ws->u.gs.dw[ig][1];
+        c[ig] = ws->pre.rb * km[ig];
+      }
+      ws->kx[t - nk - 20] = crd_q4_kx_entry(y, n, dw, c);
+      continue;
+    }
     if (t < nk) crd_tri_ij(t, &a, &b);
     else a = b = t - nk;
     for (int ig = 0; ig < 4; ++ig)
@@ -146,7 +169,7 @@ CRD_HD int crd_elem_static_split(int e, const CRD_GLOBAL int *quads, const CRD_G
     for (int a = 0; a < 12; ++a) ws->xl0[a] = xl0[a];
   }
   CRD_SYNC();
-  crd_split_local_avg(ws, want_k);
+  crd_split_local_avg(ws, want_k, 0);
   double ue = 0.0, md = 0.0;
   if (t0) {
     double kl[400], T[400];
@@ -214,7 +237,7 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
     for (int a = 0; a < 12; ++a) ws->xl0[a] = st.xl0[a];
   }
   CRD_SYNC();
-  crd_split_local_avg(ws, want_k);
+  crd_split_local_avg(ws, want_k, want_k);
   if (t0) {
     ue = crd_split_energy(ws, &md);
     for (int a = 0; a < 20; ++a) f[a] = ws->f[a];
@@ -232,7 +255,20 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
   }
   CRD_SYNC();
   if (want_k) {
-    crd_split_prod(ws->k, 0, ws->u.M[1], 0, ws->u.M[3]); /* k D */
+    CRD_FOREACH_THREAD(t, 400) { /* k D + kx J_b (crd_q4_mid_skew_T) */
+      int a = t / 20, b = t % 20;
+      double xv[20], yv[20], kx4[4], d[4], tw[4];
+      for (int c = 0; c < 20; ++c) {
+        xv[c] = ws->k[20 * a + c];
+        yv[c] = ws->u.M[1][20 * c + b];
+      }
+      for (int i = 0; i < 4; ++i) {
+        kx4[i] = ws->kx[4 * a + i];
+        d[i] = ws->u.M[1][20 * (5 * i + 2) + b];
+        tw[i] = ws->u.M[0][20 * (5 * i + 2) + b];
+      }
+      ws->u.M[3][t] = crd_q4_kxT_add(crd_q4_prod_entry(xv, yv), kx4, d, tw);
+    }
     CRD_SYNC();
     CRD_FOREACH_THREAD(t, 400) { /* E = w Tf_phi^T (k D) */
       int a = t / 20, b = t % 20;

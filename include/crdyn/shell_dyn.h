@@ -150,11 +150,16 @@ CRD_HD void crd_q4_phi_rows(const double *J, double *T)
  *   E = w J_f^T k (J_b - J_f)   (20x20, not symmetric),
  * about the rotation of the element over half a step times its stiffness.
  * J_f uses the bases Bs (the force's), J_b the pair's A1 at p_b (the
- * unknowns').  kq: the local k with respect to q. */
-/* E = w Tf_phi^T kq (Tb_phi - Tf_phi) from the raw T of both states (as
- * crd_q4_transform_basis gives them; the phi rows are applied here).  The
- * products run c-outermost as row updates (see crd_q4_TtkT): the same sums
- * in the same order as dot products, in contiguous vectorizable loops. */
+ * unknowns').  kq: the local k with respect to q.  With the membrane part
+ * kx of df_q/dq_b that kq leaves out (crd_q4_local_avg), df_q/dq_b =
+ * w (kq + kx) and
+ *   E = w J_f^T [k (J_b - J_f) + kx J_b],
+ * kx J_b = kx_w (D_w + Tf_w): kx has only the w columns, and the w rows of
+ * T carry no phi rows (D and Tf below). */
+/* E from the raw T of both states (as crd_q4_transform_basis gives them;
+ * the phi rows are applied here); kx may be NULL.  The products run
+ * c-outermost as row updates (see crd_q4_TtkT): the same sums in the same
+ * order as dot products, in contiguous vectorizable loops. */
 /* The factors of E: Tf = Tf_phi and D = Tb_phi - Tf_phi from the raw T's
  * (Tf may be Tf0 and Tb Tb0: in place). */
 CRD_HD void crd_q4_mid_skew_prep(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
@@ -169,8 +174,16 @@ CRD_HD void crd_q4_mid_skew_prep(const double *Tf0, const double *Tb0, const dou
   for (int a = 0; a < 400; ++a) Tb[a] -= Tf[a];
 }
 
+/* The kx J_b terms added to an entry v of k D: kx4 row a of kx, d and t
+ * the w rows (5 i + 2) of D and Tf in column b. */
+CRD_HD double crd_q4_kxT_add(double v, const double *kx4, const double *d, const double *t)
+{
+  for (int i = 0; i < 4; ++i) v += kx4[i] * (d[i] + t[i]);
+  return v;
+}
+
 CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double *Jf, const double *Jb,
-                              const double *kq, double w, double *E)
+                              const double *kq, const double *kx, double w, double *E)
 {
   double Tf[400], Tb[400], kD[400];
   crd_q4_mid_skew_prep(Tf0, Tb0, Jf, Jb, Tf, Tb);
@@ -183,6 +196,15 @@ CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double
       for (int b = 0; b < 20; ++b) r[b] += kac * Tc[b];
     }
   }
+  if (kx)
+    for (int b = 0; b < 20; ++b) {
+      double d[4], t[4];
+      for (int i = 0; i < 4; ++i) {
+        d[i] = Tb[20 * (5 * i + 2) + b];
+        t[i] = Tf[20 * (5 * i + 2) + b];
+      }
+      for (int a = 0; a < 20; ++a) kD[20 * a + b] = crd_q4_kxT_add(kD[20 * a + b], kx + 4 * a, d, t);
+    }
   for (int c = 0; c < 20; ++c) {
     const double *Tc = Tf + 20 * c, *kc = kD + 20 * c;
     for (int a = 0; a < 20; ++a) {
@@ -196,12 +218,13 @@ CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double
 
 CRD_HD void crd_q4_mid_skew(const crd_cr_frame *Ff, const crd_cr_frame *Fb, const double *X0, const double *df,
                             const double *pf, const double *db, const double *pb, const int *l, const double *Bs,
-                            const double *Jf, const double *Jb, const double *kq, double w, double *E)
+                            const double *Jf, const double *Jb, const double *kq, const double *kx, double w,
+                            double *E)
 {
   double Tf[400], Tb[400];
   crd_q4_transform_basis(Ff, X0, df, pf, l, Bs, Tf);
   crd_q4_transform_basis(Fb, X0, db, pb, l, 0, Tb);
-  crd_q4_mid_skew_T(Tf, Tb, Jf, Jb, kq, w, E);
+  crd_q4_mid_skew_T(Tf, Tb, Jf, Jb, kq, kx, w, E);
 }
 
 /* What crd_q4_global_mid computes before the local element and keeps
@@ -271,15 +294,15 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
                                 double *KG, double *E, double *min_det)
 {
   crd_q4_mid_st s;
-  double f[20], k[400];
+  double f[20], k[400], kx[80];
   crd_q4_mid_begin(X0, p0, da, pa, db, pb, df, pf, &s);
-  double U = crd_q4_local_avg(s.xl0, s.qa, s.qb, w, mt, f, (KG || E) ? k : 0, min_det);
+  double U = crd_q4_local_avg(s.xl0, s.qa, s.qb, w, mt, f, (KG || E) ? k : 0, (E && Bs) ? kx : 0, min_det);
   double Tf[400]; /* T at the midpoint: for the skew part and the pull to global */
   if (KG || (E && Bs)) crd_q4_transform_basis(&s.F, X0, df, pf, l, Bs, Tf);
   if (E && Bs) {
     double Tb[400];
     crd_q4_transform_basis(&s.Fb, X0, db, pb, l, 0, Tb);
-    crd_q4_mid_skew_T(Tf, Tb, s.J, s.Jb, k, w, E);
+    crd_q4_mid_skew_T(Tf, Tb, s.J, s.Jb, k, kx, w, E);
   }
   double dU = crd_q4_mid_dU(&s, f);
   crd_q4_rot_pullback(s.ul, s.J, s.abc, f, KG ? k : 0);

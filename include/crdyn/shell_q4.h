@@ -228,7 +228,7 @@ typedef struct crd_q4_avg_pre {
  * factor here).  Row c, dof a of a Gauss point is at [20 c + a]: the original
  * row-major B, so the entry loops over b stay contiguous on the CPU. */
 typedef struct crd_q4_gpset {
-  double B[4][200], C[4][200], S[4][8], det[4], u[4], km[4];
+  double B[4][200], C[4][200], S[4][8], det[4], u[4], km[4], dw[4][2]; /* dw: crd_q4_gp_dw */
 } crd_q4_gpset;
 
 CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double *qb, double w,
@@ -407,6 +407,49 @@ CRD_HD void crd_tri_ij(int t, int *i, int *j)
   *j = r + t;
 }
 
+/* The part of df/dq_b that k leaves out (k is the derivative at the mean
+ * state).  The mean membrane strain is (1-w) eps(q_a) + w eps(q_b), so its
+ * derivative in q_b is w Bm(q_b), not w Bm(qbar); Bm is affine in q (eps
+ * quadratic in the transverse gradients), so Bm(q_b) - Bm(qbar) =
+ * (1-w) Hm dq, with the rows (dwx dNx_i, dwy dNy_i, dwx dNy_i + dwy dNx_i)
+ * on the w of node i (dwx = sum_i dNx_i dw_i, dw the step's transverse
+ * increment).  Bending and shear strains are linear, and the geometric
+ * term w H.N is exact (H constant), hence
+ *   df/dq_b = w (k + kx),  kx = (1-w) sum_gp km Bm(qbar)^T A Hm dq,
+ * km = det J (1 + xi/w) as in the material term (the dissipative stress
+ * xi A (eps_b - eps_a) has the derivative xi A Bm(q_b)).  kx is not
+ * symmetric and has four non-zero columns, the w dofs: it is kept as
+ * kx[4 a + i] (row a, column 5 i + 2) and enters E (crd_q4_mid_skew_T).
+ * Checked against finite differences in t400-inertia.c. */
+/* dw = (dwx, dwy) at a Gauss point from its B rows 8, 9 (dNx, dNy of each
+ * dof's node, at [160 + a], [180 + a]). */
+CRD_HD void crd_q4_gp_dw(const double *B, const double *dq, double *dw)
+{
+  dw[0] = dw[1] = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    dw[0] += B[160 + 5 * i] * dq[5 * i + 2];
+    dw[1] += B[180 + 5 * i] * dq[5 * i + 2];
+  }
+}
+
+/* One Gauss point's term added to kx[4 a + i]: y dof a's C values (A Bm
+ * rows at y[0], y[ld], y[2 ld]), (nx, ny) node i's dN, c = (1-w) km. */
+CRD_HD double crd_q4_kx_gp_add(double v, const double *y, int ld, double nx, double ny, const double *dw, double c)
+{
+  double h0 = dw[0] * nx, h1 = dw[1] * ny, h2 = dw[0] * ny + dw[1] * nx;
+  return v + c * (y[0] * h0 + y[ld] * h1 + y[2 * ld] * h2);
+}
+
+/* kx[4 a + i] with the Gauss points in order from zero: y dof a's three
+ * C values per Gauss point (12), n node i's (dNx, dNy) per Gauss point (8),
+ * dw (8), c the factors (1-w) km (4). */
+CRD_HD double crd_q4_kx_entry(const double *y, const double *n, const double *dw, const double *c)
+{
+  double v = 0.0;
+  for (int ig = 0; ig < 4; ++ig) v = crd_q4_kx_gp_add(v, y + 3 * ig, 1, n[2 * ig], n[2 * ig + 1], dw + 2 * ig, c[ig]);
+  return v;
+}
+
 /* f (20) and k (20x20) in the element frame from strains that are the
  * weighted means of their values at two states q_a and q_b (the quasi
  * energy-momentum rule, THEORY.md §6): eps = (1-w) eps(q_a) + w eps(q_b),
@@ -433,9 +476,11 @@ CRD_HD void crd_tri_ij(int t, int *i, int *j)
  * through the strains alone, so it has no resultant force and no moment.
  * Its derivative with respect to q_b is xi B^T C B(q_b), taken as
  * xi B^T C B(qbar): the material part of k gets the factor 1 + xi / w
- * (k is per unit w, the weight of q_b; crd_q4_avg_gp). */
+ * (k is per unit w, the weight of q_b; crd_q4_avg_gp).
+ *
+ * kx (80, or NULL; only with k): the rest of df/dq_b (crd_q4_gp_dw). */
 CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double *qb, double w,
-                               const crd_q4_mat *mt, double *f, double *k, double *min_det)
+                               const crd_q4_mat *mt, double *f, double *k, double *kx, double *min_det)
 {
   crd_q4_avg_pre pr;
   crd_q4_avg_prepare(xl0, qa, qb, w, mt, &pr);
@@ -446,6 +491,8 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
   if (k)
     for (int a = 0; a < 20; ++a)
       for (int b = a; b < 20; ++b) k[20 * a + b] = 0.0;
+  if (k && kx)
+    for (int a = 0; a < 80; ++a) kx[a] = 0.0;
   /* crd_q4_f_entry and crd_q4_kt_entry with the Gauss-point loop outside:
    * the same sums in the same order (Gauss point by Gauss point from
    * zero), one Gauss point's operators at a time (1.6 KB on the stack
@@ -465,6 +512,12 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
       if (a % 5 == 2) /* the w-w terms of the row, after its material terms */
         for (int b = a; b < 20; b += 5) kr[b] = crd_q4_kt_gp_geo(kr[b], B + a, C + b, 20, S, det);
     }
+    if (!kx) continue;
+    double dw[2], c = pr.rb * km;
+    crd_q4_gp_dw(B, pr.dq, dw);
+    for (int a = 0; a < 20; ++a)
+      for (int i = 0; i < 4; ++i)
+        kx[4 * a + i] = crd_q4_kx_gp_add(kx[4 * a + i], C + a, 20, B[160 + 5 * i], B[180 + 5 * i], dw, c);
   }
   if (k)
     for (int a = 0; a < 20; ++a)
@@ -478,7 +531,7 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
 CRD_HD double crd_q4_local(const double *xl0, const double *q, const crd_q4_mat *mt, double *f,
                            double *k, double *min_det)
 {
-  return crd_q4_local_avg(xl0, q, q, 1.0, mt, f, k, min_det);
+  return crd_q4_local_avg(xl0, q, q, 1.0, mt, f, k, 0, min_det);
 }
 
 #endif
