@@ -157,24 +157,8 @@ fi
 
 # ---- with a GPU: history parity ------------------------------------------------
 ok "--backend cuda runs: $(grep -o '"device":[[:space:]]*"[^"]*"' "$tmp/c1/summary.json")"
-cmp_hist() { # cmp_hist A B NAME: every column to 1e-9 of its magnitude; 'bitwise' when equal
-  python3 - "$1" "$2" "$3" <<'PY'
-import csv, sys
-a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
-name = sys.argv[3]
-if len(a) != len(b) or not a:
-    print(f"FAIL {name}: {len(a)} and {len(b)} rows"); sys.exit(1)
-worst, col, same = 0.0, "-", True
-for k in a[0]:
-    if k.startswith("wall"): continue
-    x = [float(r[k]) for r in a]; y = [float(r[k]) for r in b]
-    sc = max(max(abs(v) for v in x), 1e-300)
-    d = max(abs(p - q) for p, q in zip(x, y)) / sc
-    same = same and x == y
-    if d > worst: worst, col = d, k
-print(f"{name}: {len(a)} rows, worst {worst:.2e} (column {col}){', bitwise' if same else ''}")
-sys.exit(0 if worst <= 1e-9 else 1)
-PY
+cmp_hist() { # cmp_hist A B NAME: every column to 1e-9 of its scale, 'bitwise' when equal (tests/cli/hist_cmp.py)
+  python3 tests/cli/hist_cmp.py "$1" "$2" "$3"
 }
 for c in tests/opencl/flying_plate_short.json tests/opencl/strip_implicit.json tests/opencl/strip_explicit.json \
          cases/scordelis_lo_4.json; do

@@ -81,21 +81,7 @@ if [ -x "$B/crdyn-emu" ]; then
       if [ $r -ne 0 ] || ! grep -q 'step loop resident on CUDA' "$tmp/log"; then
         nok "$c ($mode) on the emulated CUDA backend: status $r"; sed 's/^/# /' "$tmp/log" | tail -5; continue
       fi
-      m=$(python3 - "$tmp/cpu/history.csv" "$tmp/emu/history.csv" <<'PY'
-import csv, sys
-a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
-if len(a) != len(b) or not a: print("rows %d and %d" % (len(a), len(b))); sys.exit(1)
-worst, col = 0.0, "-"
-for k in a[0]:
-    if k.startswith("wall"): continue
-    x = [float(r[k]) for r in a]; y = [float(r[k]) for r in b]
-    sc = max(max(abs(v) for v in x), 1e-300)
-    d = max(abs(p - q) for p, q in zip(x, y)) / sc
-    if d > worst: worst, col = d, k
-print("%d rows, worst %.2e (column %s)%s" % (len(a), worst, col, ", bitwise" if worst == 0 else ""))
-sys.exit(0 if worst <= 1e-9 else 1)
-PY
-)
+      m=$(python3 tests/cli/hist_cmp.py "$tmp/cpu/history.csv" "$tmp/emu/history.csv" "$c $mode")
       rcm=$?
       # serial sums: the CPU's bits where every step is explicit (the flying plate ends with an
       # implicit stage, whose energy the eval path sums in its block order: round-off there)

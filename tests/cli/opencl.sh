@@ -36,24 +36,12 @@ if ! "$CRDYN" devices >"$tmp/devices" 2>&1; then
 fi
 n=$((n + 1)); grep -q 'fp64 yes' "$tmp/devices" && echo "ok $n - crdyn devices lists a device with fp64: $(head -1 "$tmp/devices")" \
   || echo "not ok $n - crdyn devices lists a device with fp64"
-cmp_hist() {  # cmp_hist CPU.csv OPENCL.csv NAME N: every column to 1e-9 of its largest magnitude
-  python3 - "$1" "$2" "$3" "$4" <<'PY'
-import csv, sys
-a = list(csv.DictReader(open(sys.argv[1]))); b = list(csv.DictReader(open(sys.argv[2])))
-name, n = sys.argv[3], sys.argv[4]
-worst, col, same = 0.0, "-", True
-if len(a) != len(b) or not a:
-    print(f"not ok {n} - {name}: {len(a)} CPU rows, {len(b)} OpenCL rows"); sys.exit(0)
-for k in a[0]:
-    x = [float(r[k]) for r in a]; y = [float(r[k]) for r in b]
-    sc = max(max(abs(v) for v in x), 1e-300)
-    d = max(abs(p - q) for p, q in zip(x, y)) / sc
-    same = same and x == y
-    if d > worst: worst, col = d, k
-st = "" if worst <= 1e-9 else "not "
-print(f"{st}ok {n} - {name}: OpenCL history matches the CPU's over {len(a)} rows to {worst:.2e} "
-      f"(column {col}; <= 1e-9){', bitwise' if same else ''}")
-PY
+cmp_hist() {  # cmp_hist CPU.csv OPENCL.csv NAME N: every column to 1e-9 of its scale (tests/cli/hist_cmp.py)
+  if m=$(python3 tests/cli/hist_cmp.py "$1" "$2" "$3"); then
+    echo "ok $4 - OpenCL history matches the CPU's to 1e-9: $m"
+  else
+    echo "not ok $4 - OpenCL history against the CPU's: $m"
+  fi
 }
 for c in tests/opencl/flying_plate_short.json tests/opencl/flying_plate_explicit.json tests/opencl/strip_implicit.json \
          tests/opencl/strip_explicit.json tests/opencl/strip_moment_explicit.json tests/opencl/strip_prescribed_explicit.json \
