@@ -9,6 +9,8 @@
 #      cusolver factorization against CHOLMOD) and tests/cli/cuda.sh (the
 #      flying plate and the strip histories against the CPU's to 1e-9,
 #      deterministic runs bitwise repeatable, --solver cusolver);
+#   2b. the strip implicit with rho_inf = 1 and 0.99 on every layout
+#      (profiling/gpu_diag_implicit.sh: diag.txt);
 #   3. the benchmark ladder (profiling/gpu_ladder.py) until the deadline;
 #   4. results in $CRDYN_GPU_OUT (default: $OUT when set, else
 #      build/gpu-check): gpu-check.log, parity.log, ladder.json, ladder.md,
@@ -72,6 +74,12 @@ npass=$(grep -c '^ok ' "$P"); nfail=$(grep -c '^not ok' "$P"); nskip=$(grep -c '
 say "parity: $((npass - nskip)) passed, $nfail failed, $nskip skipped ($P)"
 grep '^not ok' "$P" | head -20 | tee -a "$LOG"
 [ "$nfail" -gt 0 ] && fail=1
+
+# ---- 2b. the implicit runs with rho_inf = 1, layout by layout (profiling/gpu_diag_implicit.sh) ----
+if [ $(left) -gt 120 ]; then
+  timeout 90 sh profiling/gpu_diag_implicit.sh "$OUTD/diag" >"$OUTD/diag.txt" 2>&1
+  say "--- implicit rho_inf = 1 by layout ($OUTD/diag.txt) ---"; tee -a "$LOG" <"$OUTD/diag.txt"
+fi
 
 # ---- 3. ladder ------------------------------------------------------------------
 deadline=$(( $(date +%s) + $(left) - 15 ))

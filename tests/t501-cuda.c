@@ -3,7 +3,9 @@
  * in a tumbled and deformed state, with both device assemblies:
  *  - static/explicit evaluation: f_e, k_e (packed), u_e, assembled F and K,
  *    total energy and f_e norm; force-only evaluation;
- *  - implicit midpoint evaluation: fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K;
+ *  - implicit midpoint evaluation (cf = 1/2, the energy correction on):
+ *    fg_e, fin_e, K_eff,e, E_e, Fi, Fin, K, then force-only, in the
+ *    tumbled state and in that of a first Newton iteration from rest;
  *  - deterministic assembly: two evaluations give the same bits; atomic and
  *    deterministic agree to 1e-12;
  *  - the default layout splits each element over a block (elem_split.h);
@@ -80,16 +82,58 @@ static void static_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, co
   free(F1); free(F2); free(F3); free(fe1); free(ke1); free(ue1); free(K1); free(K2);
 }
 
+/* The bases P_i of the normal components at the midpoint, as the implicit
+ * driver builds them (implicit.c build_state): A1 at the end state, less
+ * its component along pf. */
+static void mid_bases(const crd_problem *pb, const double *pf, double *Bs)
+{
+  for (int i = 0; i < pb->nn; ++i) {
+    double A1[6], *B = Bs + 6 * (size_t)i;
+    const double *q = pf + 3 * i;
+    double f2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
+    crd_dir_A1(pb->p + 3 * i, pb->l[i], A1);
+    for (int s = 0; s < 2; ++s) {
+      double c = (q[0] * A1[s] + q[1] * A1[2 + s] + q[2] * A1[4 + s]) / f2;
+      for (int r = 0; r < 3; ++r) B[2 * r + s] = A1[2 * r + s] - c * q[r];
+    }
+  }
+}
+
+/* Midpoint evaluation (cf = 1/2: the energy correction is on) by the CPU
+ * and by cu, tangent and force-only, compared.  Q, Qa: the rotations of
+ * the states b and a (tumble(), with random bases Bs and a dissipative
+ * stress xi = 0.05); Q NULL: the state of a first Newton iteration from
+ * rest (a the reference state, b a displacement and a turn of the normals
+ * of 1e-5, xi = 0, the driver's own bases), where most elements' step is
+ * nearly rigid and the correction works on small differences. */
 static void mid_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, const char *mode, const double *Q,
                        const double *Qa)
 {
   size_t nn = (size_t)pb->nn, ne = (size_t)pb->ne, neq = (size_t)pb->neq, nnz = (size_t)pb->K->nnz;
   double *d0 = calloc(3 * nn, 8), *pa = calloc(3 * nn, 8), *df = calloc(3 * nn, 8), *pf = calloc(3 * nn, 8);
-  double *am = calloc(5 * nn, 8), *wam = calloc(3 * nn, 8), *Bs = calloc(6 * nn, 8), *C = calloc(16 * ne, 8);
-  tumble(pb, Qa, 0.02);
-  memcpy(d0, pb->d, 24 * nn);
-  memcpy(pa, pb->p, 24 * nn);
-  tumble(pb, Q, 0.02);
+  double *am = calloc(5 * nn, 8), *wam = calloc(3 * nn, 8), *Bs = calloc(6 * nn, 8);
+  static double *C; /* the mass coefficients: constant over a run (backend.h), the device keeps its copy */
+  if (!C) {
+    C = calloc(16 * ne, 8);
+    for (size_t k = 0; k < 16 * ne; ++k) C[k] = 0.01 * (1.0 + 0.5 * eu_rand());
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s%s", mode, Q ? "" : ", first iteration from rest");
+  mode = what;
+  if (Q) {
+    tumble(pb, Qa, 0.02);
+    memcpy(d0, pb->d, 24 * nn);
+    memcpy(pa, pb->p, 24 * nn);
+    tumble(pb, Q, 0.02);
+  } else {
+    memcpy(pa, pb->p0, 24 * nn); /* d0 = 0 */
+    for (size_t k = 0; k < 3 * nn; ++k) {
+      pb->d[k] = 1e-5 * eu_rand();
+      pb->p[k] = pb->p0[k] + 1e-5 * eu_rand();
+    }
+    for (size_t i = 0; i < nn; ++i) eu_normalize(pb->p + 3 * i);
+    crd_problem_switch_pairs(pb);
+  }
   double cf = 0.5, cm = 1.7e3;
   for (size_t k = 0; k < 3 * nn; ++k) {
     df[k] = cf * pb->d[k] + (1 - cf) * d0[k];
@@ -97,9 +141,11 @@ static void mid_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, const
     wam[k] = eu_rand();
   }
   for (size_t k = 0; k < 5 * nn; ++k) am[k] = eu_rand();
-  for (size_t k = 0; k < 6 * nn; ++k) Bs[k] = eu_rand();
-  for (size_t k = 0; k < 16 * ne; ++k) C[k] = 0.01 * (1.0 + 0.5 * eu_rand());
-  crd_mid_in in = {d0, pa, df, pf, am, wam, Bs, C, cf, cm, 0.05}; /* xi: the dissipative stress too */
+  if (Q)
+    for (size_t k = 0; k < 6 * nn; ++k) Bs[k] = eu_rand();
+  else
+    mid_bases(pb, pf, Bs);
+  crd_mid_in in = {d0, pa, df, pf, am, wam, Bs, C, cf, cm, Q ? 0.05 : 0.0}; /* xi: the dissipative stress */
   double *Fi1 = calloc(neq, 8), *Fin1 = calloc(neq, 8), *Fi2 = calloc(neq, 8), *Fin2 = calloc(neq, 8);
   double *fg1 = calloc(20 * ne, 8), *fin1 = calloc(20 * ne, 8), *E1 = calloc(400 * ne, 8);
   double *fg2 = calloc(20 * ne, 8), *fin2 = calloc(20 * ne, 8), *E2 = calloc(400 * ne, 8);
@@ -125,7 +171,16 @@ static void mid_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, const
   r = block_rel(K1, pb->K->val, 1, nnz, NULL);
   T_OK(r <= TOL, "[%s] assembled K_eff: %.2e relative", mode, r);
   T_OK(fabs(o1.U - o2.U) <= TOL * fabs(o1.U), "[%s] midpoint energy %.6g agrees", mode, o1.U);
-  free(d0); free(pa); free(df); free(pf); free(am); free(wam); free(Bs); free(C); free(ke1); free(K1);
+  /* force-only (the first evaluation of every Newton iteration after the first, implicit.c) */
+  memset(fg2, 0, 8 * 20 * ne);
+  memset(fin2, 0, 8 * 20 * ne);
+  rc = cu->ops->eval_mid(cu, pb, &in, 0, &o2);
+  T_OK(rc == 0, "[%s] CUDA force-only midpoint evaluation%s%s", mode, rc ? ": " : "", rc ? crd_err_message() : "");
+  r = fmax(block_rel(fg1, fg2, ne, 20, NULL), block_rel(fin1, fin2, ne, 20, NULL));
+  T_OK(r <= TOL, "[%s] force-only: fg_e and fin_e %.2e relative", mode, r);
+  r = fmax(block_rel(Fi1, Fi2, 1, neq, NULL), block_rel(Fin1, Fin2, 1, neq, NULL));
+  T_OK(r <= TOL && fabs(o1.U - o2.U) <= TOL * fabs(o1.U), "[%s] force-only: Fi, Fin %.2e relative, energy", mode, r);
+  free(d0); free(pa); free(df); free(pf); free(am); free(wam); free(Bs); free(ke1); free(K1);
   free(Fi1); free(Fin1); free(Fi2); free(Fin2); free(fg1); free(fin1); free(E1); free(fg2); free(fin2); free(E2);
 }
 
@@ -217,6 +272,7 @@ int main(void)
     T_OK(nl > 0, "[%s] tumbled state: %d of %d nodes have switched their independent pair", mode, nl, pb->nn);
     static_parity(pb, cpu, cu, mode);
     mid_parity(pb, cpu, cu, mode, Q, Qa);
+    mid_parity(pb, cpu, cu, mode, NULL, NULL);
   }
   /* the other layouts (CRDYN_CUDA_LAYOUT=thread, thread0), atomic */
   const char *lays[2] = {"thread", "thread0"};
@@ -234,6 +290,7 @@ int main(void)
       tumble(pb, Q, 0.02);
       static_parity(pb, cpu, cut, what);
       mid_parity(pb, cpu, cut, what, Q, Qa);
+      mid_parity(pb, cpu, cut, what, NULL, NULL);
       crd_backend_destroy(&cut);
     }
   }
