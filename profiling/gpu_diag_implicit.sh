@@ -6,7 +6,9 @@
 # t501-cuda's element parity held.  This narrows it down in one pass of a
 # few seconds per run: the strip, 5 steps, on each layout, with rho_inf = 1
 # and 0.99 (the energy correction of the midpoint rule is on only at 1),
-# and on the CPU for reference.  One line per run: the case, the status and
+# and on the CPU for reference; with CRDYN_XCHECK=1 (backend_xcheck.c)
+# the first element whose device forces differ from the CPU's is named,
+# with both values, in the run's last line.  One line per run: the case, the status and
 # the run's last line.
 # Usage: CRDYN=... sh profiling/gpu_diag_implicit.sh [OUTDIR]
 CRDYN=${CRDYN:-./build/crdyn}
@@ -20,12 +22,13 @@ st = c["analysis"]["stages"][0]
 st.update(rho_inf=float(sys.argv[1]), t_end=0.005)
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 PY
-  for cfg in cpu split thread thread0 split-det; do
-    be=cuda; lay=$cfg; opt=""
+  for cfg in cpu split thread thread0 split-det split-xcheck thread-xcheck; do
+    be=cuda; lay=${cfg%-*}; opt=""; xc=0
     [ $cfg = cpu ] && be=cpu
-    [ $cfg = split-det ] && { lay=split; opt=--deterministic; }
-    CRDYN_CUDA_LAYOUT=$lay timeout 60 "$CRDYN" run "$O/strip_rho$rho.json" --out "$O/r_${rho}_$cfg" --backend $be $opt \
+    [ $cfg = split-det ] && opt=--deterministic
+    case $cfg in *-xcheck) xc=1;; esac
+    CRDYN_XCHECK=$xc CRDYN_CUDA_LAYOUT=$lay timeout 60 "$CRDYN" run "$O/strip_rho$rho.json" --out "$O/r_${rho}_$cfg" --backend $be $opt \
       >"$O/r_${rho}_$cfg.log" 2>&1
-    echo "strip rho_inf $rho $cfg: status $? | $(grep -v '^\[' "$O/r_${rho}_$cfg.log" | tail -1 | cut -c1-220)"
+    echo "strip rho_inf $rho $cfg: status $? | $(grep -v '^\[' "$O/r_${rho}_$cfg.log" | tail -1 | cut -c1-420)"
   done
 done

@@ -163,6 +163,9 @@ int crd_backend_cuda_devices(char *buf, size_t n);
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);
 int crd_backend_opencl_create(struct crd_problem *pb, int device, crd_backend **be);
 int crd_backend_cuda_create(struct crd_problem *pb, int device, crd_backend **be);
+/* *be (a device backend) wrapped so that every element evaluation is
+ * compared with the CPU backend's (CRDYN_XCHECK=1, backend_xcheck.c). */
+int crd_backend_xcheck_wrap(struct crd_problem *pb, crd_backend **be);
 /* The CUDA device to use (device: index, -1 the first) and its description;
  * CRD_ERR_BACKEND with the reason when there is none (backend_cuda.c). */
 int crd_backend_cuda_pick(int device, int *pick, char *name, size_t nname);

@@ -1,5 +1,6 @@
 /* crdyn: choosing a backend and the messages the backends share (backend.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crdyn/backend.h"
@@ -39,7 +40,23 @@ static int create_auto(int device, crd_problem *pb, crd_backend **be)
   return 0;
 }
 
+static int create(const char *name, int device, crd_problem *pb, crd_backend **be);
+
 int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backend **be)
+{
+  CRD_CALL(create(name, device, pb, be));
+  const char *xc = getenv("CRDYN_XCHECK"); /* a diagnostic switch: backend_xcheck.c */
+  if (xc && !strcmp(xc, "1") && strcmp((*be)->ops->name, "cpu")) {
+    int rc = crd_backend_xcheck_wrap(pb, be);
+    if (rc) {
+      crd_backend_destroy(be);
+      return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    }
+  }
+  return 0;
+}
+
+static int create(const char *name, int device, crd_problem *pb, crd_backend **be)
 {
   *be = NULL;
   if (!strcmp(name, "auto")) return create_auto(device, pb, be);

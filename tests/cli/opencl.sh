@@ -120,6 +120,26 @@ for b in flying_plate_short strip_implicit scordelis_lo_4 flying_plate_explicit 
     echo "not ok $n - $b: split element kernels (rc $r) against the serial kernels"; sed 's/^/# /' "$tmp/log"
   fi
 done
+# CRDYN_XCHECK=1 (backend_xcheck.c): every element evaluation compared with the CPU's; an
+# implicit and an explicit run on the host loop pass, and a device error planted in one element is named
+for c in strip_implicit strip_moment_explicit; do
+  n=$((n + 1))
+  CRDYN_XCHECK=1 "$CRDYN" run tests/opencl/$c.json --out "$tmp/xc_$c" --quiet --backend opencl >"$tmp/log" 2>&1
+  r=$?
+  if [ $r -eq 0 ] && grep -q 'CRDYN_XCHECK: every element evaluation' "$tmp/log" && [ -e "$tmp/cpu_$c/history.csv" ] \
+     && cmp -s "$tmp/cl_$c/history.csv" "$tmp/xc_$c/history.csv"; then
+    echo "ok $n - $c with CRDYN_XCHECK=1: every element within 1e-10 of the CPU's, history unchanged"
+  else
+    echo "not ok $n - $c with CRDYN_XCHECK=1 (rc $r)"; sed 's/^/# /' "$tmp/log" | tail -3
+  fi
+done
+n=$((n + 1))
+CRDYN_XCHECK=1 CRDYN_TEST_XCHECK_ELEM=3 "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/xc_bad" --quiet \
+  --backend opencl >"$tmp/log" 2>&1
+r=$?
+[ $r -ne 0 ] && grep -q 'fg_e of element 3 (nodes .*), entry 7 (node [0-9]*, translation 2): opencl' "$tmp/log" \
+  && echo "ok $n - CRDYN_XCHECK names a device error of 1e-7 in element 3: $(grep XCHECK "$tmp/log" | tail -1 | cut -c1-160)" \
+  || { echo "not ok $n - CRDYN_XCHECK and a planted device error (rc $r)"; sed 's/^/# /' "$tmp/log" | tail -3; }
 n=$((n + 1))
 CRDYN_OPENCL_SPLIT=lots "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/bad" --quiet --backend opencl >"$tmp/log" 2>&1
 r=$?
