@@ -82,23 +82,6 @@ static void static_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, co
   free(F1); free(F2); free(F3); free(fe1); free(ke1); free(ue1); free(K1); free(K2);
 }
 
-/* The bases P_i of the normal components at the midpoint, as the implicit
- * driver builds them (implicit.c build_state): A1 at the end state, less
- * its component along pf. */
-static void mid_bases(const crd_problem *pb, const double *pf, double *Bs)
-{
-  for (int i = 0; i < pb->nn; ++i) {
-    double A1[6], *B = Bs + 6 * (size_t)i;
-    const double *q = pf + 3 * i;
-    double f2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
-    crd_dir_A1(pb->p + 3 * i, pb->l[i], A1);
-    for (int s = 0; s < 2; ++s) {
-      double c = (q[0] * A1[s] + q[1] * A1[2 + s] + q[2] * A1[4 + s]) / f2;
-      for (int r = 0; r < 3; ++r) B[2 * r + s] = A1[2 * r + s] - c * q[r];
-    }
-  }
-}
-
 /* Midpoint evaluation (cf = 1/2: the energy correction is on) by the CPU
  * and by cu, tangent and force-only, compared.  Q, Qa: the rotations of
  * the states b and a (tumble(), with random bases Bs and a dissipative
@@ -144,7 +127,8 @@ static void mid_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, const
   if (Q)
     for (size_t k = 0; k < 6 * nn; ++k) Bs[k] = eu_rand();
   else
-    mid_bases(pb, pf, Bs);
+    for (size_t i = 0; i < nn; ++i) /* the driver's bases (implicit.c build_state) */
+      crd_dir_mid_basis(pb->p + 3 * i, pb->l[i], pf + 3 * i, Bs + 6 * i);
   crd_mid_in in = {d0, pa, df, pf, am, wam, Bs, C, cf, cm, Q ? 0.05 : 0.0}; /* xi: the dissipative stress */
   double *Fi1 = calloc(neq, 8), *Fin1 = calloc(neq, 8), *Fi2 = calloc(neq, 8), *Fin2 = calloc(neq, 8);
   double *fg1 = calloc(20 * ne, 8), *fin1 = calloc(20 * ne, 8), *E1 = calloc(400 * ne, 8);

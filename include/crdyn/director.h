@@ -40,6 +40,19 @@ CRD_HD void crd_dir_A1(const double *p, int l, double *A1)
   A1[2 * l + 1] = -p[m] / p[l];
 }
 
+/* The basis P (3x2, row-major) of the normal-component rates at the
+ * implicit midpoint: A1 at the end state p (dependent component l) less its
+ * component along the midpoint normal pf (not unit: a weighted mean). */
+CRD_HD void crd_dir_mid_basis(const double *p, int l, const double *pf, double *P)
+{
+  double A1[6], f2 = pf[0] * pf[0] + pf[1] * pf[1] + pf[2] * pf[2];
+  crd_dir_A1(p, l, A1);
+  for (int s = 0; s < 2; ++s) {
+    double c = (pf[0] * A1[s] + pf[1] * A1[2 + s] + pf[2] * A1[4 + s]) / f2;
+    for (int r = 0; r < 3; ++r) P[2 * r + s] = A1[2 * r + s] - c * pf[r];
+  }
+}
+
 /* Hessian of p_l with respect to (p_n, p_m): H[0]=nn, H[1]=nm, H[2]=mm. */
 CRD_HD void crd_dir_H(const double *p, int l, double *H)
 {

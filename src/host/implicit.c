@@ -141,12 +141,7 @@ static int build_state(crd_problem *pb, im_work *w, const ga_param *g, double dt
       pf[c] = cf * pb_[c] + g->af * pa[c];
       newmark(g, dt, pb_[c] - pa[c], w->W0[k], w->WA0[k], &w->W1[k], &w->WA1[k], &w->WAm[k]);
     }
-    double A1[6], *B = w->Bs + 6 * (size_t)i, f2 = crd_dot3(pf, pf);
-    crd_dir_A1(pb_, pb->l[i], A1);
-    for (int s = 0; s < 2; ++s) {
-      double c = (pf[0] * A1[s] + pf[1] * A1[2 + s] + pf[2] * A1[4 + s]) / f2;
-      for (int r = 0; r < 3; ++r) B[2 * r + s] = A1[2 * r + s] - c * pf[r];
-    }
+    crd_dir_mid_basis(pb_, pb->l[i], pf, w->Bs + 6 * (size_t)i);
   }
   return 0;
 }
