@@ -193,7 +193,7 @@ CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double
     for (int a = 0; a < 20; ++a) {
       double kac = kq[20 * a + c];
       double *r = kD + 20 * a;
-      for (int b = 0; b < 20; ++b) r[b] += kac * Tc[b];
+      crd_q4_T_row_axpy(r, kac, Tc, c); /* D's zeros are T's (crd_q4_T_nz) */
     }
   }
   if (kx)
@@ -208,6 +208,7 @@ CRD_HD void crd_q4_mid_skew_T(const double *Tf0, const double *Tb0, const double
   for (int c = 0; c < 20; ++c) {
     const double *Tc = Tf + 20 * c, *kc = kD + 20 * c;
     for (int a = 0; a < 20; ++a) {
+      if (!crd_q4_T_nz(c, a)) continue;
       double t = Tc[a];
       double *Ea = E + 20 * a;
       for (int b = 0; b < 20; ++b) Ea[b] += t * kc[b];
