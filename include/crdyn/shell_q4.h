@@ -99,14 +99,14 @@ CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, doub
 CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20]);
 CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi, double eta,
                                    const double Bc[4][20], double *Bm, double *Bb, double *Bs, double *e,
-                                   double *chi, double *g, double *dNx, double *dNy);
+                                   double *chi, double *g, double *dNx, double *dNy, int zeroed);
 CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double xi, double eta,
                                 double *Bm, double *Bb, double *Bs, double *e, double *chi,
                                 double *g, double *dNx, double *dNy)
 {
   double Bc[4][20];
   crd_q4_mitc_rows(xl0, Bc);
-  return crd_q4_gp_strains_bc(xl0, q, xi, eta, (const double(*)[20])Bc, Bm, Bb, Bs, e, chi, g, dNx, dNy);
+  return crd_q4_gp_strains_bc(xl0, q, xi, eta, (const double(*)[20])Bc, Bm, Bb, Bs, e, chi, g, dNx, dNy, 0);
 }
 
 /* MITC4 transverse shear: the covariant rows at the four tying points
@@ -120,8 +120,8 @@ CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20])
     crd_q4_jac(xl0, Ntxi, Nteta, Jt);
     const double *Nd = (t < 2) ? Ntxi : Nteta;
     double ax = (t < 2) ? Jt[0] : Jt[2], ay = (t < 2) ? Jt[1] : Jt[3];
-    for (int a = 0; a < 20; ++a) Bc[t][a] = 0.0;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4; ++i) { /* u, v: no shear (slot by slot: a loop of 20 became a slow rep stos) */
+      Bc[t][5 * i] = Bc[t][5 * i + 1] = 0.0;
       Bc[t][5 * i + 2] = Nd[i];
       Bc[t][5 * i + 3] = ax * Nt[i];
       Bc[t][5 * i + 4] = ay * Nt[i];
@@ -129,10 +129,13 @@ CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20])
   }
 }
 
-/* crd_q4_gp_strains with the tying-point rows Bc (crd_q4_mitc_rows) given. */
+/* crd_q4_gp_strains with the tying-point rows Bc (crd_q4_mitc_rows) given.
+ * zeroed: Bm and Bb already hold the zeros of their pattern (an earlier
+ * call on the same arrays: the non-zero slots are the same at every Gauss
+ * point), so only the non-zero slots are written.  Bs is written whole. */
 CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi, double eta,
                                    const double Bc[4][20], double *Bm, double *Bb, double *Bs, double *e,
-                                   double *chi, double *g, double *dNx, double *dNy)
+                                   double *chi, double *g, double *dNx, double *dNy, int zeroed)
 {
   double N[4], Nxi[4], Neta[4], J[4];
   crd_q4_shape(xi, eta, N, Nxi, Neta);
@@ -147,8 +150,8 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
     wx += dNx[i] * q[5 * i + 2];
     wy += dNy[i] * q[5 * i + 2];
   }
-  for (int a = 0; a < 60; ++a) Bm[a] = Bb[a] = 0.0;
-  for (int a = 0; a < 40; ++a) Bs[a] = 0.0;
+  if (!zeroed)
+    for (int a = 0; a < 60; ++a) Bm[a] = Bb[a] = 0.0;
   double sx = z0x + wx, sy = z0y + wy;
   for (int i = 0; i < 4; ++i) {
     int c = 5 * i;
@@ -255,8 +258,8 @@ CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double
  * material term of k (crd_q4_gpset), det J (returned) and the
  * operators B and C (200 each, rows as in crd_q4_gpset; rows 8, 9 of B
  * and all of C only with want_k). */
-CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig, int want_k, double *B,
-                            double *C, double *S, double *u, double *km)
+CRD_HD double crd_q4_avg_gp_z(const double *xl0, const crd_q4_avg_pre *pr, int ig, int want_k, double *B,
+                              double *C, double *S, double *u, double *km, int zeroed)
 {
   const double gp = 0.57735026918962576451, cmean = pr->cmean, rb = pr->rb;
   const double *A = pr->A, *D = pr->D, *dq = pr->dq, s = pr->s;
@@ -264,7 +267,7 @@ CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig,
   double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
   double *Bm = B, *Bb = B + 60, *Bs = B + 120, e[3], chi[3], gs[2], dNx[4], dNy[4];
   double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, Bm, Bb, Bs, e, chi, gs,
-                                    dNx, dNy);
+                                    dNx, dNy, zeroed);
   double Nm[3], Mb[3], Q[2];
   if (pr->plain) {
     for (int r = 0; r < 3; ++r) {
@@ -339,6 +342,13 @@ CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig,
     C[160 + a] = dNx[a / 5]; C[180 + a] = dNy[a / 5];
   }
   return det;
+}
+
+/* crd_q4_avg_gp_z on arrays B of any content (zeroed = 0) */
+CRD_HD double crd_q4_avg_gp(const double *xl0, const crd_q4_avg_pre *pr, int ig, int want_k, double *B,
+                            double *C, double *S, double *u, double *km)
+{
+  return crd_q4_avg_gp_z(xl0, pr, ig, want_k, B, C, S, u, km, 0);
 }
 
 /* The entries read dof a's ten values of Gauss point ig at x[ld (10 ig +
@@ -498,9 +508,10 @@ CRD_HD double crd_q4_local_avg(const double *xl0, const double *qa, const double
    * zero), one Gauss point's operators at a time (1.6 KB on the stack
    * instead of the set's 13 KB), and short contiguous loops over b that
    * vectorize */
+  double B[200], C[200]; /* the zeros of B's pattern written once, at ig = 0 (crd_q4_gp_strains_bc) */
   for (int ig = 0; ig < 4; ++ig) {
-    double B[200], C[200], S[8], u, km;
-    double det = crd_q4_avg_gp(xl0, &pr, ig, k != 0, B, C, S, &u, &km);
+    double S[8], u, km;
+    double det = crd_q4_avg_gp_z(xl0, &pr, ig, k != 0, B, C, S, &u, &km, ig > 0);
     U += u;
     *min_det = fmin(*min_det, det); /* not a branch: the same in every lane of a batch (elem_lanes.h) */
     if (f)

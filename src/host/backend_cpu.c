@@ -105,8 +105,7 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   }
   double t1 = crd_wtime();
   pb->tm.nelem_batched += nb;
-  pb->tm.elem_mid_s += t1 - t0;
-  pb->tm.nelem_mid += pb->ne;
+  crd_phase_mid_pass(&pb->tm, pb->ne, want_K, t1 - t0);
   if (bad >= 0) return crd_backend_mid_error(pb, bad);
   int n = pb->neq;
   for (int i = 0; i < n; ++i) out->Fi[i] = out->Fin[i] = 0.0;

@@ -357,8 +357,9 @@ static int cu_eval_mid_(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
     if (want_K) CRD_CALL(get(c, pb->ke, c->ke, 210 * ne * 8, "read ke"));
   }
   int bad;
-  CRD_CALL(finish(c, &pb->tm.elem_mid_s, &pb->tm.assemble_s, &bad));
-  pb->tm.nelem_mid += c->ne;
+  double elem_s = 0.0;
+  CRD_CALL(finish(c, &elem_s, &pb->tm.assemble_s, &bad));
+  crd_phase_mid_pass(&pb->tm, c->ne, want_K, elem_s);
   pb->tm.nassemble++;
   if (bad < c->ne) return crd_backend_mid_error(pb, bad);
   pb->fe_norm = sqrt(sums[1]);

@@ -152,23 +152,51 @@ static int batch_on(void)
   return on;
 }
 
-/* the W elements es' nodal 3-vectors src at their corners, lane j = es[j] */
+/* The vector of base[off[j]], j = 0..W-1, built in registers: writing the
+ * lanes one by one into a vector in memory and loading it whole stalls the
+ * load (no store-to-load forwarding from W narrow stores to one wide
+ * load), about a dozen cycles per vector, and the element bodies gather a
+ * hundred vectors and more. */
+static inline crd_lanes lanes_at(const double *base, const size_t *off)
+{
+#if CRD_LANES == 8
+  return crd_lanes(crd_lanes_raw{base[off[0]], base[off[1]], base[off[2]], base[off[3]], base[off[4]], base[off[5]],
+                                 base[off[6]], base[off[7]]});
+#elif CRD_LANES == 4
+  return crd_lanes(crd_lanes_raw{base[off[0]], base[off[1]], base[off[2]], base[off[3]]});
+#else
+  return crd_lanes(crd_lanes_raw{base[off[0]], base[off[1]]});
+#endif
+}
+
+/* off[j] = stride es[j]: the offsets of the W elements' rows of a table */
+static inline void lanes_off(const int *es, size_t stride, size_t *off)
+{
+  for (int j = 0; j < W; ++j) off[j] = stride * (size_t)es[j];
+}
+
+/* the W elements es' nodal vectors src (dim values per node, the first n
+ * of them taken) at their corners, lane j = es[j]: dst[n a + c] */
+static inline void gather_nodes(const int *quads, const int *es, const double *src, int dim, int n, crd_lanes *dst)
+{
+  for (int a = 0; a < 4; ++a) {
+    size_t off[W];
+    for (int j = 0; j < W; ++j) off[j] = (size_t)dim * (size_t)quads[4 * es[j] + a];
+    for (int c = 0; c < n; ++c) dst[n * a + c] = lanes_at(src + c, off);
+  }
+}
 static inline void gather3(const int *quads, const int *es, const double *src, crd_lanes *dst)
 {
-  for (int j = 0; j < W; ++j) {
-    const int *qd = quads + 4 * es[j];
-    for (int a = 0; a < 4; ++a)
-      for (int c = 0; c < 3; ++c) dst[3 * a + c].v[j] = src[3 * qd[a] + c];
-  }
+  gather_nodes(quads, es, src, 3, 3, dst);
 }
 
 static inline void mat_lanes(const double *mat, const int *es, double xi, crd_q4_mat *mt)
 {
-  for (int j = 0; j < W; ++j) {
-    mt->E.v[j] = mat[3 * es[j]];
-    mt->nu.v[j] = mat[3 * es[j] + 1];
-    mt->h.v[j] = mat[3 * es[j] + 2];
-  }
+  size_t off[W];
+  lanes_off(es, 3, off);
+  mt->E = lanes_at(mat, off);
+  mt->nu = lanes_at(mat + 1, off);
+  mt->h = lanes_at(mat + 2, off);
   mt->xi = xi;
 }
 
@@ -229,14 +257,13 @@ static int static_lanes(const int *es, const int *quads, const double *x, const 
   crd_cr_frame F;
   crd_lanes x0[12], xl0[12], ul[20], ph0[8], q[20], J[16], abc[12], fl[20], kl[400];
   if (geo) {
-    for (int j = 0; j < W; ++j) {
-      const double *g = geo + CRD_ELEM_GEO * (size_t)es[j];
-      for (int a = 0; a < 12; ++a) {
-        x0[a].v[j] = g[a];
-        xl0[a].v[j] = g[12 + a];
-      }
-      for (int a = 0; a < 8; ++a) ph0[a].v[j] = g[24 + a];
+    size_t off[W];
+    lanes_off(es, CRD_ELEM_GEO, off);
+    for (int a = 0; a < 12; ++a) {
+      x0[a] = lanes_at(geo + a, off);
+      xl0[a] = lanes_at(geo + 12 + a, off);
     }
+    for (int a = 0; a < 8; ++a) ph0[a] = lanes_at(geo + 24 + a, off);
   } else {
     crd_lanes p0[12], r0xy[8];
     gather3(quads, es, p0n, p0);
@@ -321,14 +348,12 @@ static int mid_lanes(const int *es, const int *quads, const double *x, const dou
   gather3(quads, es, dfn, in.df);
   gather3(quads, es, pfn, in.pf);
   gather3(quads, es, wamn, in.wam);
-  for (int j = 0; j < W; ++j) {
-    const int *qd = quads + 4 * es[j];
-    for (int a = 0; a < 4; ++a) {
-      int nd = qd[a];
-      for (int c = 0; c < 3; ++c) in.am[3 * a + c].v[j] = amn[5 * nd + c];
-      for (int c = 0; c < 6; ++c) in.Bs[6 * a + c].v[j] = Bsn[6 * nd + c];
-    }
-    for (int a = 0; a < 16; ++a) in.C[a].v[j] = Cn[16 * (size_t)es[j] + a];
+  gather_nodes(quads, es, amn, 5, 3, in.am); /* the translations of the 5 rates */
+  gather_nodes(quads, es, Bsn, 6, 6, in.Bs);
+  {
+    size_t off[W];
+    lanes_off(es, 16, off);
+    for (int a = 0; a < 16; ++a) in.C[a] = lanes_at(Cn + a, off);
   }
   crd_q4_mat mt;
   mat_lanes(mat, es, xi, &mt);

@@ -17,6 +17,9 @@
 #ifndef CRDYN_ELEM_LANES_H
 #define CRDYN_ELEM_LANES_H
 
+#if defined(__x86_64__) || defined(__i386__)
+#  include <immintrin.h>
+#endif
 #include <math.h>
 #include <stdint.h>
 
@@ -94,13 +97,33 @@ static inline bool operator!=(crd_lanes a, crd_lanes b) { return crd_lanes_agree
     for (int i = 0; i < CRD_LANES; ++i) r.v[i] = fn(a.v[i]);                                           \
     return r;                                                                                           \
   }
-CRD_LANES_MAP1(sqrt, __builtin_sqrt)
 CRD_LANES_MAP1(fabs, __builtin_fabs)
 CRD_LANES_MAP1(floor, __builtin_floor)
 CRD_LANES_MAP1(asin, ::asin) /* libm per lane: the scalar code's bits */
 CRD_LANES_MAP1(sin, ::sin)
 CRD_LANES_MAP1(cos, ::cos)
 #undef CRD_LANES_MAP1
+/* sqrt in one instruction: the loop above makes a scalar sqrtsd per lane
+ * with a test for a negative argument (errno), the frames' normalizations
+ * then cost a vector each lane.  vsqrtpd rounds correctly as sqrtsd does:
+ * the same bits. */
+static inline crd_lanes sqrt(crd_lanes a)
+{
+#if CRD_LANES == 8 && defined(__AVX512F__)
+  /* the masked form with a defined pass-through: _mm512_sqrt_pd's own
+   * undefined one trips GCC 12's -Wuninitialized once inlined */
+  __m512d x = (__m512d)a.v;
+  return crd_lanes((crd_lanes_raw)_mm512_mask_sqrt_pd(x, (__mmask8)0xff, x));
+#elif CRD_LANES == 4 && defined(__AVX__)
+  return crd_lanes((crd_lanes_raw)_mm256_sqrt_pd((__m256d)a.v));
+#elif defined(__SSE2__)
+  return crd_lanes((crd_lanes_raw)_mm_sqrt_pd((__m128d)a.v));
+#else
+  crd_lanes r;
+  for (int i = 0; i < CRD_LANES; ++i) r.v[i] = __builtin_sqrt(a.v[i]);
+  return r;
+#endif
+}
 /* fmin/fmax as glibc's x86-64 ones (s_fmin.S: minsd/maxsd, the other
  * argument when one is NaN), without a libm call per lane: a < b ? a : b
  * is what minsd returns for numbers (the second when equal), then NaN */
