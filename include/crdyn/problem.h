@@ -33,7 +33,7 @@ typedef struct crd_phase_times {
   /* the midpoint passes that also form the tangent (a part of elem_mid_s),
    * and the fastest of them per element: the steady rate, without the first
    * touch of the element output arrays that the first pass pays (5.2 KB an
-   * element: on a large mesh the page clearing is a third of that pass) */
+   * element: on the 256x256 plate the page clearing is two thirds of that pass) */
   double elem_mid_K_s, elem_mid_K_fastest_each_s;
   long long nelem_mid_K;
 } crd_phase_times;

@@ -103,10 +103,9 @@ CRD_LANES_MAP1(asin, ::asin) /* libm per lane: the scalar code's bits */
 CRD_LANES_MAP1(sin, ::sin)
 CRD_LANES_MAP1(cos, ::cos)
 #undef CRD_LANES_MAP1
-/* sqrt in one instruction: the loop above makes a scalar sqrtsd per lane
- * with a test for a negative argument (errno), the frames' normalizations
- * then cost a vector each lane.  vsqrtpd rounds correctly as sqrtsd does:
- * the same bits. */
+/* sqrt in one instruction: the loop above compiles to a scalar sqrtsd per
+ * lane, each with a test for a negative argument (errno).  vsqrtpd rounds
+ * correctly as sqrtsd does: the same bits. */
 static inline crd_lanes sqrt(crd_lanes a)
 {
 #if CRD_LANES == 8 && defined(__AVX512F__)
