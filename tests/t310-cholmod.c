@@ -137,8 +137,8 @@ int main(void)
   T_OK(rc == 0 && res < 1e-12, "solve after recovery: ||Ax-b||/||b|| = %.3g", res);
 
   /* CHOLMOD on A itself (its own METIS ordering and permutation): the same
-   * factor and, the arithmetic being the same, the same solution bit for
-   * bit; a wrong map or perm changes the bits or the residual. */
+   * factor and the same solution to round-off; a wrong map or perm changes
+   * it by far more. */
   {
     cholmod_common c;
     cholmod_start(&c);
@@ -155,8 +155,16 @@ int main(void)
                        .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
     cholmod_dense *X = okc ? cholmod_solve(CHOLMOD_A, L, &B, &c) : NULL;
     rc = crd_solver_solve(s, b, x);
-    T_OK(X && rc == 0 && !memcmp(X->x, x, sizeof *x * n),
-         "solution bitwise equal to CHOLMOD's own permuted factorization of A");
+    double dx = 0.0, nx = 0.0;
+    for (int i = 0; X && i < n; ++i) {
+      dx += (((double *)X->x)[i] - x[i]) * (((double *)X->x)[i] - x[i]);
+      nx += x[i] * x[i];
+    }
+    /* the triangular solves are crdyn's (super_solve.c), not cholmod_solve's:
+     * the same factor, other rounding */
+    T_OK(X && rc == 0 && sqrt(dx) <= 1e-14 * sqrt(nx),
+         "solution equal to that of CHOLMOD's own permuted factorization of A to round-off (%.2g relative)",
+         sqrt(dx / nx));
     const crd_solver_stats *sc0 = crd_solver_get_stats(s);
     T_OK(L && L->is_super && (double)L->xsize == sc0->nnz_stored && c.lnz == sc0->nnz_factor &&
          c.fl == sc0->flops_factor, "the same factor: %.0f stored (%.0f), nnz(L) %.0f (%.0f), flops %.4g (%.4g)",

@@ -23,6 +23,7 @@
 #include "crdyn/solver.h"
 #include "crdyn/trace.h"
 #include "solver_priv.h"
+#include "super_solve.h"
 
 /* CHOLMOD 3 (SuiteSparse 5.x, Debian 12) runs loops of its supernodal
  * factorization under a fixed num_threads(CHOLMOD_OMP_NUM_THREADS = 4)
@@ -63,6 +64,7 @@ typedef struct chol_impl {
   int started;           /* cholmod_start done (cholmod_finish needed) */
   cholmod_factor *L;     /* symbolic after analyse, numeric after factorize */
   cholmod_dense *X, *Y, *E; /* cholmod_solve2 result and workspaces, reused */
+  double *sw;               /* crd_super_solve's workspace (supernodal LL^T) */
   int indefinite;        /* simplicial LDL^T instead of supernodal LL^T */
   /* The matrix CHOLMOD factorizes, P A P' (chol_permute): its lower
    * triangle S, S->x[k] = A->val[map[k]], and P (row i of P A P' is row
@@ -146,8 +148,9 @@ static void chol_free_factor(chol_impl *s)
   free(s->perm);
   free(s->map);
   free(s->bp);
+  free(s->sw);
   s->perm = s->map = NULL;
-  s->bp = NULL;
+  s->bp = s->sw = NULL;
   cholmod_free_dense(&s->X, &s->c);
   cholmod_free_dense(&s->Y, &s->c);
   cholmod_free_dense(&s->E, &s->c);
@@ -299,10 +302,31 @@ static int chol_factorize(void *impl, const crd_csr *A, int32_t *failed_eq)
   return 0;
 }
 
+/* The supernodal LL^T factor as crd_super_solve reads it; 0 where L is
+ * another kind (simplicial LDL^T in indefinite mode): cholmod_solve2. */
+static int chol_super(const cholmod_factor *L, crd_super_factor *F)
+{
+  if (!L->is_super || !L->is_ll || L->xtype != CHOLMOD_REAL || L->dtype != CHOLMOD_DOUBLE ||
+      L->itype != CHOLMOD_INT || !L->x)
+    return 0;
+  *F = (crd_super_factor){(int)L->nsuper, L->super, L->pi, L->px, L->s, L->x};
+  return 1;
+}
+
 static int chol_solve(void *impl, const double *b, double *x)
 {
   chol_impl *s = impl;
   const size_t n = s->L->n;
+  for (size_t i = 0; i < n; ++i) s->bp[i] = b[s->perm[i]]; /* P b (chol_permute) */
+  crd_super_factor F;
+  if (chol_super(s->L, &F)) {
+    if (!s->sw && !(s->sw = malloc(sizeof(double) * (size_t)(crd_super_max_rows(&F) + 1))))
+      return CRD_ERR(CRD_ERR_MEM, "supernodal solve workspace (n = %zu)", n);
+    crd_super_solve(&F, s->bp, s->sw);
+    /* x = P' bp; b was read into bp first, so x may alias b */
+    for (size_t i = 0; i < n; ++i) x[s->perm[i]] = s->bp[i];
+    return 0;
+  }
   /* b wrapped in place; X, Y, E are allocated on the first solve and reused
    * by cholmod_solve2 afterwards (no allocation per solve). */
   cholmod_dense B;
@@ -311,7 +335,6 @@ static int chol_solve(void *impl, const double *b, double *x)
   B.ncol = 1;
   B.nzmax = n;
   B.d = n;
-  for (size_t i = 0; i < n; ++i) s->bp[i] = b[s->perm[i]]; /* P b (chol_permute) */
   B.x = s->bp;
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
@@ -321,7 +344,6 @@ static int chol_solve(void *impl, const double *b, double *x)
   if (!ok)
     return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD solve (n = %zu) failed: %s%s%s", n,
                    chol_status_name(s->c.status), chol_msg[0] ? ": " : "", chol_msg);
-  /* x = P' X; b was read into bp first, so x may alias b */
   const double *X = s->X->x;
   for (size_t i = 0; i < n; ++i) x[s->perm[i]] = X[i];
   return 0;
