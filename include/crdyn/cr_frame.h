@@ -567,14 +567,21 @@ CRD_HD void crd_q4_TtkT(const double *T, const double *f, const double *k, doubl
   /* the upper triangle in rows of whole groups of 4 (b from 4 floor(a/4)):
    * lengths 20, 16, .., 4 fill vector registers without scalar tails, at
    * the price of 6 entries below the diagonal per group of 4 rows */
-  for (int a = 0; a < 400; ++a) KG[a] = 0.0;
-  for (int c = 0; c < 20; ++c) {
-    const double *Tc = T + 20 * c, *kc = kT + 20 * c;
-    for (int a = 0; a < 20; ++a) {
-      if (!crd_q4_T_nz(c, a)) continue;
-      double t = Tc[a];
-      double *Ka = KG + 20 * a;
-      for (int b = a & ~3; b < 20; ++b) Ka[b] += t * kc[b];
+  /* Each group of 4 entries summed in registers over c in increasing
+   * order from zero: the same sums in the same order as row updates of KG
+   * in memory (c outermost), without KG's loads and stores per update. */
+  for (int a = 0; a < 20; ++a) {
+    double *Ka = KG + 20 * a;
+    for (int b = 0; b < (a & ~3); ++b) Ka[b] = 0.0;
+    for (int b0 = a & ~3; b0 < 20; b0 += 4) {
+      double acc[4];
+      for (int b = 0; b < 4; ++b) acc[b] = 0.0;
+      for (int c = 0; c < 20; ++c) {
+        if (!crd_q4_T_nz(c, a)) continue;
+        const double t = T[20 * c + a], *kc = kT + 20 * c + b0;
+        for (int b = 0; b < 4; ++b) acc[b] += t * kc[b];
+      }
+      for (int b = 0; b < 4; ++b) Ka[b0 + b] = acc[b];
     }
   }
 }
