@@ -227,6 +227,8 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
   crd_elem_mid_in in;
   crd_q4_mid_st st;
   double f[20], ue = 0.0, md = 0.0, dU = 0.0;
+  double fq[20], grad1[20]; /* thread 0: the energy correction's derivative (cf = 1/2) */
+  const int efix = want_k && cf == 0.5;
   int kind = 0;
   if (t0) {
     crd_elem_mid_gather(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &in);
@@ -246,6 +248,18 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
       crd_q4_transform_basis(&st.F, in.X0, in.df, in.pf, in.l, in.Bs, T0);
       for (int a = 0; a < 400; ++a) ws->u.M[2][a] = T0[a];
       crd_q4_transform_basis(&st.Fb, in.X0, in.db, in.pb, in.l, 0, T1);
+      if (efix) { /* crd_q4_mid_efix_kr with k_q and kx read from ws */
+        double rr[20], kr[20], kcol[20], kxc[20];
+        crd_q4_mid_efix_rr(&st, in.da, in.pa, in.db, in.pb, T0, rr);
+        for (int a = 0; a < 20; ++a) {
+          for (int c = 0; c < 20; ++c) {
+            kcol[c] = ws->k[20 * c + a];
+            kxc[c] = ws->kx[4 * c + a / 5];
+          }
+          kr[a] = crd_q4_mid_efix_kr_entry(kcol, a % 5 == 2 ? kxc : 0, rr, cf);
+        }
+        crd_q4_mid_efix_grad1(&st, T1, kr, grad1);
+      }
       crd_q4_mid_skew_prep(T0, T1, st.J, st.Jb, T0, T1); /* in place: Tf_phi, D */
       for (int a = 0; a < 400; ++a) {
         ws->u.M[0][a] = T0[a];
@@ -284,6 +298,7 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
   if (t0) {
     double kl[400];
     dU = crd_q4_mid_dU(&st, f);
+    for (int a = 0; a < 20; ++a) fq[a] = f[a];
     if (want_k)
       for (int a = 0; a < 400; ++a) kl[a] = ws->k[a];
     crd_q4_rot_pullback(st.ul, st.J, st.abc, f, want_k ? kl : 0);
@@ -304,11 +319,23 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
       for (int a = 0; a < 400; ++a) KG[a] = ws->u.M[1][a]; /* the lower triangle is overwritten */
       crd_q4_KG_finish(&st.F, in.X0, in.df, in.pf, in.l, in.Bs, f, KG);
     }
+    double fG0[20]; /* the force before the correction, for its derivative */
+    for (int a = 0; a < 20; ++a) fG0[a] = fG[a];
     if (cf == 0.5) crd_q4_mid_energy_fix(&st.F, in.X0, in.da, in.pa, in.db, in.pb, in.df, in.pf, in.Bs, f, dU, fG);
     *u = ue;
     crd_elem_mid_inertia(&in, mt, fin, me);
     crd_elem_mid_pack(want_k, cm, cf, fG, fin, me, KG, fgo, fino, ko);
     kind = (!(md > 0) || !isfinite(ue)) ? 1 : 0;
+    if (efix) { /* me is free again: the derivative into it, then to ws for all threads */
+      for (int a = 0; a < 400; ++a) me[a] = 0.0;
+      crd_q4_mid_efix_dE(&st, in.X0, in.P0, in.da, in.pa, in.db, in.pb, in.df, in.pf, in.l, in.Bs, fq, f, fG0,
+                         dU, grad1, me);
+      for (int a = 0; a < 400; ++a) ws->u.M[0][a] = me[a];
+    }
+  }
+  if (efix) {
+    CRD_SYNC();
+    CRD_FOREACH_THREAD(t, 400) Eo[t] += ws->u.M[0][t]; /* each thread its own entries of E above */
   }
   return kind;
 }

@@ -56,6 +56,31 @@ CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
   }
 }
 
+/* The rigid basis G (24 x 6) of the midpoint state xf, pf: columns t_k
+ * (translations) and w_k (rotations about the centroid, w x x_i, w x p_i). */
+CRD_HD void crd_dyn_rigid_basis(const double *xf, const double *pf, double G[24][6])
+{
+  double c0[3] = {0, 0, 0};
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) c0[c] += 0.25 * xf[3 * i + c];
+  for (int i = 0; i < 4; ++i) {
+    double r[3] = {xf[3 * i] - c0[0], xf[3 * i + 1] - c0[1], xf[3 * i + 2] - c0[2]};
+    const double *q = pf + 3 * i;
+    for (int k = 0; k < 3; ++k) {
+      double ek[3] = {0, 0, 0}, er[3], eq[3];
+      ek[k] = 1.0;
+      crd_cross3(ek, r, er);
+      crd_cross3(ek, q, eq);
+      for (int c = 0; c < 3; ++c) {
+        G[3 * i + c][k] = (c == k) ? 1.0 : 0.0;
+        G[12 + 3 * i + c][k] = 0.0;
+        G[3 * i + c][3 + k] = er[c];
+        G[12 + 3 * i + c][3 + k] = eq[c];
+      }
+    }
+  }
+}
+
 /* The energy correction of the midpoint step (w = 1/2).  With z = (x_i, p_i)
  * the element's positions and normals as 3-vectors, the step's internal
  * work is g . dz with g = grad_z (f_q . q) at the midpoint, while the strain
@@ -78,30 +103,19 @@ CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
  * of |m| times the step's rotation squared).
  * g (24): the 3-vector forces; m out (24); returns c. */
 #define CRD_CORR_KAPPA 1e-8
+/* The derivative of the correction (crd_q4_mid_efix_dE) goes into the
+ * Newton matrix only where |m|^2 > CRD_EFIX_KAPPA |dz|^2: below, its
+ * relative O(|dz|) approximations, amplified by |dz|/|m|, make Newton
+ * worse than without it (docs/dynamics.md §2: the hub with rigid panels
+ * diverges at 1e-6 and at 1e-8, the free spinning panels take 4.07
+ * iterations a step at 1e-8 against 3.06 at 1e-5; the flying plate 3.96
+ * at 1e-5, 4.04 at 1e-4). */
+#define CRD_EFIX_KAPPA 1e-5
 CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, const double *dz, const double *g,
                                         double dU, double *m)
 {
-  double c0[3] = {0, 0, 0};
-  for (int i = 0; i < 4; ++i)
-    for (int c = 0; c < 3; ++c) c0[c] += 0.25 * xf[3 * i + c];
-  /* rigid basis G (24 x 6): columns t_k and w_k */
   double G[24][6], GtG[36], Gtd[6], al[6];
-  for (int i = 0; i < 4; ++i) {
-    double r[3] = {xf[3 * i] - c0[0], xf[3 * i + 1] - c0[1], xf[3 * i + 2] - c0[2]};
-    const double *q = pf + 3 * i;
-    for (int k = 0; k < 3; ++k) {
-      double ek[3] = {0, 0, 0}, er[3], eq[3];
-      ek[k] = 1.0;
-      crd_cross3(ek, r, er);
-      crd_cross3(ek, q, eq);
-      for (int c = 0; c < 3; ++c) {
-        G[3 * i + c][k] = (c == k) ? 1.0 : 0.0;
-        G[12 + 3 * i + c][k] = 0.0;
-        G[3 * i + c][3 + k] = er[c];
-        G[12 + 3 * i + c][3 + k] = eq[c];
-      }
-    }
-  }
+  crd_dyn_rigid_basis(xf, pf, G);
   for (int a = 0; a < 6; ++a) {
     Gtd[a] = 0.0;
     for (int r = 0; r < 24; ++r) Gtd[a] += G[r][a] * dz[r];
@@ -290,6 +304,234 @@ CRD_HD void crd_q4_mid_energy_fix(const crd_cr_frame *F, const double *X0, const
   }
 }
 
+/* The derivative of the energy correction in the unknowns u_b (the
+ * translations and pair components of the state b, bases A1(p_b)), for the
+ * Newton matrix.  The correction adds c Bf^T m to f_G (Bf = diag(I, Bs_i),
+ * crd_q4_mid_energy_fix) with c = eps / |m|^2, m = (I - Pi) dz and
+ *   eps = f_q . dq - g . dz = f_q . rr,   rr = q(z_b) - q(z_a) - J_f dz
+ * (g = J_f^T f_q, J = dq/dz at the midpoint z_f = (z_a + z_b)/2): eps is
+ * the midpoint-rule remainder rr of the strain variables weighed by the
+ * force.  Its gradient in z_b:
+ *   d eps/dz_b = (df_q/dz_b)^T rr + (J_b - J_f - 1/2 H_f[dz])^T f_q,
+ * with df_q/dz_b = w (kq + kx) J_b (crd_q4_local_avg) and H_f[dz]^T f_q
+ * the second derivative of f_q . q(z) at z_f along dz, replaced by
+ * (J_b - J_a)^T f_q (a central difference about the midpoint: its error
+ * is of third order, the term itself of second), so that
+ *   d eps/dz_b = J_b^T w (kq + kx)^T rr + (1/2 (J_a + J_b) - J_f)^T f_q
+ * up to a relative O(|dz|).  With d|m|^2/dz_b = 2 m (the derivative of the
+ * projector Pi along dz left out: of the order of the step against 1),
+ *   d(c Bf^T m)/du_b = (Bf^T m) (grad c)^T + c Bf^T (I - Pi) Z_b,
+ *   grad c = Z_b^T (d eps/dz_b - 2 c m) / |m|^2,
+ * Z_b = dz_b/du_b = diag(I, A1_i(p_b)).  Two parts: crd_q4_mid_efix_kr
+ * forms Z_b^T J_b^T w (kq + kx)^T rr while k is with respect to q (before
+ * the pull-back); crd_q4_mid_efix_dE the rest, added into E. */
+/* rr = q_b - q_a - J_f dz (20), from Tf, the raw T at the midpoint (bases
+ * Bs: its translation columns; the rotation rows take e_k . dp). */
+CRD_HD void crd_q4_mid_efix_rr(const crd_q4_mid_st *s, const double *da, const double *pa, const double *db,
+                               const double *pb, const double *Tf, double *rr)
+{
+  double v[20], dd[12];
+  for (int a = 0; a < 12; ++a) dd[a] = db[a] - da[a];
+  for (int r = 0; r < 20; ++r) { /* du_L/dz dz at the midpoint */
+    double x = 0.0;
+    for (int j = 0; j < 4; ++j)
+      for (int c = 0; c < 3; ++c) x += Tf[20 * r + 5 * j + c] * dd[3 * j + c];
+    if (r % 5 >= 3) {
+      int i = r / 5, k = r % 5 - 3;
+      for (int c = 0; c < 3; ++c) x += s->F.e[k][c] * (pb[3 * i + c] - pa[3 * i + c]);
+    }
+    v[r] = x;
+  }
+  for (int i = 0; i < 4; ++i) { /* -> dq/dz dz through dphi/dr at the midpoint */
+    const double *J = s->J + 4 * i;
+    double x0 = v[5 * i + 3], x1 = v[5 * i + 4];
+    v[5 * i + 3] = J[0] * x0 + J[1] * x1;
+    v[5 * i + 4] = J[2] * x0 + J[3] * x1;
+  }
+  for (int a = 0; a < 20; ++a) rr[a] = (s->qb[a] - s->qa[a]) - v[a];
+}
+
+/* Entry a of w (kq + kx)^T rr: kcol = column a of kq (20), kxc[c] =
+ * kx[4 c + a / 5] when a is a w row (a % 5 == 2; kxc NULL otherwise). */
+CRD_HD double crd_q4_mid_efix_kr_entry(const double *kcol, const double *kxc, const double *rr, double w)
+{
+  double x = 0.0;
+  for (int c = 0; c < 20; ++c) x += kcol[c] * rr[c];
+  if (kxc)
+    for (int c = 0; c < 20; ++c) x += kxc[c] * rr[c];
+  return w * x;
+}
+
+/* grad1 = Z_b^T J_b^T kr = Tb^T (dphi/dr_b^T kr) (20), Tb the raw T at b
+ * (bases A1(p_b)); kr is overwritten. */
+CRD_HD void crd_q4_mid_efix_grad1(const crd_q4_mid_st *s, const double *Tb, double *kr, double *grad)
+{
+  for (int i = 0; i < 4; ++i) {
+    const double *J = s->Jb + 4 * i;
+    double x0 = kr[5 * i + 3], x1 = kr[5 * i + 4];
+    kr[5 * i + 3] = J[0] * x0 + J[2] * x1;
+    kr[5 * i + 4] = J[1] * x0 + J[3] * x1;
+  }
+  for (int b = 0; b < 20; ++b) {
+    double x = 0.0;
+    for (int c = 0; c < 20; ++c) x += Tb[20 * c + b] * kr[c];
+    grad[b] = x;
+  }
+}
+
+/* The three together on private kq (400) and kx (80, may be NULL). */
+CRD_HD void crd_q4_mid_efix_kr(const crd_q4_mid_st *s, const double *da, const double *pa, const double *db,
+                               const double *pb, const double *Tf, const double *Tb, const double *kq,
+                               const double *kx, double w, double *grad)
+{
+  double rr[20], kr[20], kcol[20], kxc[20];
+  crd_q4_mid_efix_rr(s, da, pa, db, pb, Tf, rr);
+  for (int a = 0; a < 20; ++a) {
+    for (int c = 0; c < 20; ++c) {
+      kcol[c] = kq[20 * c + a];
+      if (kx) kxc[c] = kx[4 * c + a / 5];
+    }
+    kr[a] = crd_q4_mid_efix_kr_entry(kcol, (kx && a % 5 == 2) ? kxc : 0, rr, w);
+  }
+  crd_q4_mid_efix_grad1(s, Tb, kr, grad);
+}
+
+/* Z_b^T J_s^T f_q at the state s = (d, p) (20, bases
+ * A1b), f_q with respect to q. */
+CRD_HD void crd_q4_mid_efix_Jtf(const double *x0, const double *xl0, const double *ph0, const double *X0,
+                                const double *d, const double *p, const int *l, const double *A1b,
+                                const double *fq, double *out)
+{
+  crd_cr_frame F;
+  double ul[20], q[20], J[16], abc[12], f[20];
+  crd_q4_local_vars_cur(x0, xl0, d, p, &F, ul);
+  crd_q4_rot_map_ph0(ul, ph0, q, J, abc);
+  for (int a = 0; a < 20; ++a) f[a] = fq[a];
+  crd_q4_rot_pullback(ul, J, abc, f, 0);
+  crd_q4_fG_direct(&F, X0, d, p, l, A1b, f, out);
+}
+
+/* E += d(correction)/du_b (see crd_q4_mid_efix_kr).  fq: the local force
+ * with respect to q; f: with respect to u_L at the midpoint; fG: the
+ * midpoint force before the correction; grad1 from crd_q4_mid_efix_kr. */
+CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const double *p0, const double *da,
+                               const double *pa, const double *db, const double *pb, const double *df,
+                               const double *pf, const int *l, const double *Bs, const double *fq,
+                               const double *f, const double *fG, double dU, const double *grad1, double *E)
+{
+  double xf[12], dz[24], g[24], m[24], A1b[24], x0[12], xl0[12], r0xy[8], ph0[8], ha[20], hb[20];
+  for (int i = 0; i < 4; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      xf[3 * i + c] = X0[3 * i + c] + df[3 * i + c];
+      dz[3 * i + c] = db[3 * i + c] - da[3 * i + c];
+      dz[12 + 3 * i + c] = pb[3 * i + c] - pa[3 * i + c];
+      g[3 * i + c] = fG[5 * i + c];
+      g[12 + 3 * i + c] = f[5 * i + 3] * s->F.e[0][c] + f[5 * i + 4] * s->F.e[1][c];
+    }
+    crd_dir_A1(pb + 3 * i, l[i], A1b + 6 * i);
+  }
+  double cc = crd_dyn_energy_correction(xf, pf, dz, g, dU, m);
+  double mm = 0.0, dd = 0.0;
+  for (int r = 0; r < 24; ++r) {
+    mm += m[r] * m[r];
+    dd += dz[r] * dz[r];
+  }
+  double inv = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, 1.0 / mm, 0.0);
+  inv = CRD_SEL_LT(0.0, mm, inv, 0.0);
+  double ccd = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, cc, 0.0);
+  crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
+  crd_q4_rot_ph0(r0xy, ph0);
+  crd_q4_mid_efix_Jtf(x0, xl0, ph0, X0, da, pa, l, A1b, fq, ha);
+  crd_q4_mid_efix_Jtf(x0, xl0, ph0, X0, db, pb, l, A1b, fq, hb);
+  /* dm/du_b column by column (m = dz - G al, al = (G^T G)^-1 G^T dz):
+   *   dm = X - G (G^T G)^-1 (G^T X + dG^T m),   X = d(dz) - dG al,
+   * with d(dz) = Z_b delta, and G moving with the midpoint: dr_i =
+   * 1/2 (dx_i - mean dx) (r_i = x_f,i - centroid), dp_f,i = 1/2 A1_i dn_i,
+   * so dG al = (om x dr_i, om x dp_i) (om = al_3..5, the step's rigid
+   * rotation) and dG^T m = (0, sum_i dr_i x m_x,i + dp_i x m_p,i).  Its
+   * columns give Z_b^T(...) m = dm^T m (in grad |m|^2 = 2 dm^T m) and the
+   * matrix c Bf^T dm, put into E first; then the rank one term. */
+  double G[24][6], GtG[36], Gtd[6], al[6], mb[20], u[20], gb[20], gc[20];
+  crd_dyn_rigid_basis(xf, pf, G);
+  for (int a = 0; a < 6; ++a) {
+    Gtd[a] = 0.0;
+    for (int r = 0; r < 24; ++r) Gtd[a] += G[r][a] * dz[r];
+    for (int b = 0; b < 6; ++b) {
+      double x = 0.0;
+      for (int r = 0; r < 24; ++r) x += G[r][a] * G[r][b];
+      GtG[6 * a + b] = x;
+    }
+  }
+  crd_dyn_solve6(GtG, Gtd, al);
+  const double om[3] = {al[3], al[4], al[5]};
+  for (int b = 0; b < 20; ++b) {
+    int j = b / 5, rb = b % 5;
+    double X[24], y[6], yr[3] = {0, 0, 0}, z[6], dm[24];
+    for (int r = 0; r < 24; ++r) X[r] = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      double dr[3] = {0, 0, 0}, dp[3] = {0, 0, 0}, t[3];
+      if (rb < 3) {
+        dr[rb] = 0.5 * ((i == j ? 1.0 : 0.0) - 0.25);
+        if (i == j) X[3 * i + rb] = 1.0;
+      } else if (i == j)
+        for (int c = 0; c < 3; ++c) {
+          X[12 + 3 * i + c] = A1b[6 * i + 2 * c + rb - 3];
+          dp[c] = 0.5 * A1b[6 * i + 2 * c + rb - 3];
+        }
+      crd_cross3(om, dr, t);
+      for (int c = 0; c < 3; ++c) X[3 * i + c] -= t[c];
+      crd_cross3(om, dp, t);
+      for (int c = 0; c < 3; ++c) X[12 + 3 * i + c] -= t[c];
+      crd_cross3(dr, m + 3 * i, t);
+      for (int c = 0; c < 3; ++c) yr[c] += t[c];
+      crd_cross3(dp, m + 12 + 3 * i, t);
+      for (int c = 0; c < 3; ++c) yr[c] += t[c];
+    }
+    for (int a = 0; a < 6; ++a) {
+      double x = a < 3 ? 0.0 : yr[a - 3];
+      for (int r = 0; r < 24; ++r) x += G[r][a] * X[r];
+      y[a] = x;
+    }
+    crd_dyn_solve6(GtG, y, z);
+    double mdm = 0.0;
+    for (int r = 0; r < 24; ++r) {
+      double x = X[r];
+      for (int a = 0; a < 6; ++a) x -= G[r][a] * z[a];
+      dm[r] = x;
+      mdm += m[r] * x;
+    }
+    mb[b] = mdm;
+    for (int i = 0; i < 4; ++i) { /* c Bf^T dm: column b of E */
+      for (int c = 0; c < 3; ++c) E[20 * (5 * i + c) + b] += ccd * dm[3 * i + c];
+      for (int be = 0; be < 2; ++be) {
+        double x = 0.0;
+        for (int c = 0; c < 3; ++c) x += Bs[6 * i + 2 * c + be] * dm[12 + 3 * i + c];
+        E[20 * (5 * i + 3 + be) + b] += ccd * x;
+      }
+    }
+  }
+  /* Z_b^T g; u = Bf^T m */
+  for (int i = 0; i < 4; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      gb[5 * i + c] = g[3 * i + c];
+      u[5 * i + c] = m[3 * i + c];
+    }
+    for (int be = 0; be < 2; ++be) {
+      double x = 0.0, z = 0.0;
+      for (int c = 0; c < 3; ++c) {
+        x += A1b[6 * i + 2 * c + be] * g[12 + 3 * i + c];
+        z += Bs[6 * i + 2 * c + be] * m[12 + 3 * i + c];
+      }
+      gb[5 * i + 3 + be] = x;
+      u[5 * i + 3 + be] = z;
+    }
+  }
+  for (int a = 0; a < 20; ++a)
+    gc[a] = (grad1[a] + 0.5 * (ha[a] + hb[a]) - gb[a] - 2.0 * cc * mb[a]) * inv;
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < 20; ++b) E[20 * a + b] += u[a] * gc[b];
+}
+
 /* X0, p0: initial positions and normals; (da, pa), (db, pb), (df, pf): the
  * states a, b and the midpoint (12 each); l: the dependent components of the
  * step (the pair is fixed within a step); w: weight of state b.  fG (20) and
@@ -305,16 +547,26 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
   crd_q4_mid_begin(X0, p0, da, pa, db, pb, df, pf, &s);
   double U = crd_q4_local_avg(s.xl0, s.qa, s.qb, w, mt, f, (KG || E) ? k : 0, (E && Bs) ? kx : 0, min_det);
   double Tf[400]; /* T at the midpoint: for the skew part and the pull to global */
+  double fq[20], grad1[20];
+  int efix_dE = E && Bs && fG && w == 0.5;
   if (KG || (E && Bs)) crd_q4_transform_basis(&s.F, X0, df, pf, l, Bs, Tf);
   if (E && Bs) {
     double Tb[400];
     crd_q4_transform_basis(&s.Fb, X0, db, pb, l, 0, Tb);
     crd_q4_mid_skew_T(Tf, Tb, s.J, s.Jb, k, kx, w, E);
+    if (efix_dE) crd_q4_mid_efix_kr(&s, da, pa, db, pb, Tf, Tb, k, kx, w, grad1);
   }
+  for (int a = 0; a < 20; ++a) fq[a] = f[a];
   double dU = crd_q4_mid_dU(&s, f);
   crd_q4_rot_pullback(s.ul, s.J, s.abc, f, KG ? k : 0);
   if (KG) crd_q4_to_global_T(&s.F, X0, df, pf, l, Bs, Tf, f, k, fG, KG);
   else if (fG) crd_q4_to_global(&s.F, X0, df, pf, l, Bs, f, k, fG, 0);
+  if (efix_dE) { /* into zeros, then added: the same sums as the split kernels' */
+    double dE[400];
+    for (int a = 0; a < 400; ++a) dE[a] = 0.0;
+    crd_q4_mid_efix_dE(&s, X0, p0, da, pa, db, pb, df, pf, l, Bs, fq, f, fG, dU, grad1, dE);
+    for (int a = 0; a < 400; ++a) E[a] += dE[a];
+  }
   if (fG && Bs && w == 0.5) crd_q4_mid_energy_fix(&s.F, X0, da, pa, db, pb, df, pf, Bs, f, dU, fG);
   return U;
 }

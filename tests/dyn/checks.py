@@ -78,12 +78,14 @@ def flying_plate():
     ew = abs(f["E"]) / f["energy_ref"]
     ok(ew <= 1e-8, f"flying plate: energy at t = 5 equals the work of the pulse to {ew:.2e}")
     ok(f["max_normal_turn_deg"] > 150, f"flying plate tumbles: normals turned up to {f['max_normal_turn_deg']:.1f} deg")
-    # 4.12 with the look-ahead convergence test of implicit.c (4.89 without
-    # it), 4.88 -> 4.99 without the kx part of the Newton matrix before it
-    # (docs/dynamics.md): the bound catches the loss of either
-    ok(f["newton_mean"] <= 4.2 and f["newton_max"] <= 7,
-       f"flying plate: Newton {f['newton_mean']:.2f} iterations per step on average, at most {f['newton_max']} "
-       "(tolerance 1e-10; measured 4.12 and 6 when written; the aim of 4 is not met, docs/dynamics.md)")
+    # 3.96 with the derivative of the energy correction in the Newton
+    # matrix (4.12 without it, 4.89 without the look-ahead convergence test
+    # of implicit.c too; docs/dynamics.md §2): the bound catches the loss
+    # of the derivative (4.05: room for the BLAS of another CPU, whose
+    # round-off moves a step's count at the tolerance's floor)
+    ok(f["newton_mean"] <= 4.05 and f["newton_max"] <= 6,
+       f"flying plate: Newton {f['newton_mean']:.3f} iterations per step on average, at most {f['newton_max']} "
+       "(tolerance 1e-10; aim <= 4; measured 3.96 and 5 when written)")
     summ = json.load(open(os.path.join(out, "summary.json")))
     ok(abs(summ["dynamics"]["newton_per_implicit_step"] - f["newton_mean"]) < 0.02,
        "summary.json reports the mean Newton iterations per implicit step")
