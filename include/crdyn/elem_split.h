@@ -328,7 +328,7 @@ CRD_HD int crd_elem_mid_split(int e, const CRD_GLOBAL int *quads, const CRD_GLOB
     kind = (!(md > 0) || !isfinite(ue)) ? 1 : 0;
     if (efix) { /* me is free again: the derivative into it, then to ws for all threads */
       for (int a = 0; a < 400; ++a) me[a] = 0.0;
-      crd_q4_mid_efix_dE(&st, in.X0, in.P0, in.da, in.pa, in.db, in.pb, in.df, in.pf, in.l, in.Bs, fq, f, fG0,
+      crd_q4_mid_efix_dE(&st, in.X0, in.da, in.pa, in.db, in.pb, in.df, in.pf, in.l, in.Bs, fq, f, fG0,
                          dU, grad1, me);
       for (int a = 0; a < 400; ++a) ws->u.M[0][a] = me[a];
     }

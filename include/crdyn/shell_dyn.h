@@ -28,10 +28,10 @@
 
 #include "crdyn/cr_frame.h"
 
-/* Solve the 6x6 SPD system A x = b (Cholesky, in place of a copy). */
-CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
+/* The Cholesky factor of the 6x6 SPD A (L in the lower triangle of Lf;
+ * a non-positive pivot becomes 1e-300). */
+CRD_HD void crd_dyn_chol6(const double *Ain, double *A)
 {
-  double A[36], y[6];
   for (int a = 0; a < 36; ++a) A[a] = Ain[a];
   for (int j = 0; j < 6; ++j) {
     double d = A[6 * j + j];
@@ -44,6 +44,12 @@ CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
       A[6 * i + j] = v / d;
     }
   }
+}
+
+/* x = A^-1 b from the factor of crd_dyn_chol6. */
+CRD_HD void crd_dyn_chol6_solve(const double *A, const double *b, double *x)
+{
+  double y[6];
   for (int i = 0; i < 6; ++i) {
     double v = b[i];
     for (int k = 0; k < i; ++k) v -= A[6 * i + k] * y[k];
@@ -56,28 +62,68 @@ CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
   }
 }
 
-/* The rigid basis G (24 x 6) of the midpoint state xf, pf: columns t_k
- * (translations) and w_k (rotations about the centroid, w x x_i, w x p_i). */
-CRD_HD void crd_dyn_rigid_basis(const double *xf, const double *pf, double G[24][6])
+/* Solve the 6x6 SPD system A x = b (Cholesky, in place of a copy). */
+CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
+{
+  double A[36];
+  crd_dyn_chol6(Ain, A);
+  crd_dyn_chol6_solve(A, b, x);
+}
+
+/* The rigid motions of the midpoint state as a 24 x 6 matrix G, used
+ * through its structure: columns t_k (translations: e_k on every x_i) and
+ * w_k (rotations about the centroid c: e_k x r_i on x_i, e_k x p_i on p_i,
+ * r_i = x_i - c).  r (12) from xf; then
+ *   G^T v = (sum_i v_x,i,  sum_i r_i x v_x,i + p_i x v_p,i),
+ *   G z   = (z_t + z_w x r_i,  z_w x p_i),
+ *   G^T G = diag(4 I, sum_i |r_i|^2 I - r_i r_i^T + |p_i|^2 I - p_i p_i^T)
+ * (the off-diagonal block is [sum_i r_i]_x = 0: r is centred). */
+CRD_HD void crd_dyn_rigid_r(const double *xf, double *r)
 {
   double c0[3] = {0, 0, 0};
   for (int i = 0; i < 4; ++i)
     for (int c = 0; c < 3; ++c) c0[c] += 0.25 * xf[3 * i + c];
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) r[3 * i + c] = xf[3 * i + c] - c0[c];
+}
+
+CRD_HD void crd_dyn_rigid_Gt(const double *r, const double *pf, const double *v, double *out)
+{
+  for (int a = 0; a < 6; ++a) out[a] = 0.0;
   for (int i = 0; i < 4; ++i) {
-    double r[3] = {xf[3 * i] - c0[0], xf[3 * i + 1] - c0[1], xf[3 * i + 2] - c0[2]};
-    const double *q = pf + 3 * i;
-    for (int k = 0; k < 3; ++k) {
-      double ek[3] = {0, 0, 0}, er[3], eq[3];
-      ek[k] = 1.0;
-      crd_cross3(ek, r, er);
-      crd_cross3(ek, q, eq);
-      for (int c = 0; c < 3; ++c) {
-        G[3 * i + c][k] = (c == k) ? 1.0 : 0.0;
-        G[12 + 3 * i + c][k] = 0.0;
-        G[3 * i + c][3 + k] = er[c];
-        G[12 + 3 * i + c][3 + k] = eq[c];
-      }
+    double t[3], u[3];
+    crd_cross3(r + 3 * i, v + 3 * i, t);
+    crd_cross3(pf + 3 * i, v + 12 + 3 * i, u);
+    for (int c = 0; c < 3; ++c) {
+      out[c] += v[3 * i + c];
+      out[3 + c] += t[c] + u[c];
     }
+  }
+}
+
+CRD_HD void crd_dyn_rigid_G(const double *r, const double *pf, const double *z, double *out)
+{
+  for (int i = 0; i < 4; ++i) {
+    double t[3], u[3];
+    crd_cross3(z + 3, r + 3 * i, t);
+    crd_cross3(z + 3, pf + 3 * i, u);
+    for (int c = 0; c < 3; ++c) {
+      out[3 * i + c] = z[c] + t[c];
+      out[12 + 3 * i + c] = u[c];
+    }
+  }
+}
+
+CRD_HD void crd_dyn_rigid_GtG(const double *r, const double *pf, double *A)
+{
+  for (int a = 0; a < 36; ++a) A[a] = 0.0;
+  for (int c = 0; c < 3; ++c) A[7 * c] = 4.0;
+  for (int i = 0; i < 4; ++i) {
+    const double *x = r + 3 * i, *q = pf + 3 * i;
+    double s2 = crd_dot3(x, x) + crd_dot3(q, q);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        A[6 * (3 + a) + 3 + b] += (a == b ? s2 : 0.0) - x[a] * x[b] - q[a] * q[b];
   }
 }
 
@@ -114,26 +160,19 @@ CRD_HD void crd_dyn_rigid_basis(const double *xf, const double *pf, double G[24]
 CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, const double *dz, const double *g,
                                         double dU, double *m)
 {
-  double G[24][6], GtG[36], Gtd[6], al[6];
-  crd_dyn_rigid_basis(xf, pf, G);
-  for (int a = 0; a < 6; ++a) {
-    Gtd[a] = 0.0;
-    for (int r = 0; r < 24; ++r) Gtd[a] += G[r][a] * dz[r];
-    for (int b = 0; b < 6; ++b) {
-      double v = 0.0;
-      for (int r = 0; r < 24; ++r) v += G[r][a] * G[r][b];
-      GtG[6 * a + b] = v;
-    }
-  }
+  double r[12], GtG[36], Gtd[6], al[6], Gal[24];
+  crd_dyn_rigid_r(xf, r);
+  crd_dyn_rigid_GtG(r, pf, GtG);
+  crd_dyn_rigid_Gt(r, pf, dz, Gtd);
   crd_dyn_solve6(GtG, Gtd, al);
+  crd_dyn_rigid_G(r, pf, al, Gal);
   double mm = 0.0, dd = 0.0, gd = 0.0;
-  for (int r = 0; r < 24; ++r) {
-    double v = dz[r];
-    for (int a = 0; a < 6; ++a) v -= G[r][a] * al[a];
-    m[r] = v;
+  for (int q = 0; q < 24; ++q) {
+    double v = dz[q] - Gal[q];
+    m[q] = v;
     mm += v * v;
-    dd += dz[r] * dz[r];
-    gd += g[r] * dz[r];
+    dd += dz[q] * dz[q];
+    gd += g[q] * dz[q];
   }
   /* 0 unless mm > kappa dd and mm > 0 (NaN: 0), chosen value by value
    * (crd_hd.h) so that the lanes of a CPU batch need not agree */
@@ -251,8 +290,8 @@ CRD_HD void crd_q4_mid_skew(const crd_cr_frame *Ff, const crd_cr_frame *Fb, cons
 /* What crd_q4_global_mid computes before the local element and keeps
  * for the transforms after it (the split kernels hold it in thread 0). */
 typedef struct crd_q4_mid_st {
-  crd_cr_frame F, Fb;  /* frames at the midpoint and at the end b */
-  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], Jb[16], abc[12];
+  crd_cr_frame F, Fb, Fa; /* frames at the midpoint and at the ends b, a */
+  double xl0[12], ul[20], r0xy[8], qa[20], qb[20], qf[20], J[16], Jb[16], Ja[16], abc[12];
 } crd_q4_mid_st;
 
 /* The frames and strain variables of the states a, b and the midpoint
@@ -264,8 +303,8 @@ CRD_HD void crd_q4_mid_begin(const double *X0, const double *p0, const double *d
   double x0[12], ph0[8]; /* the initial frame and phi(r0) once for the three states */
   crd_q4_local_vars_init(X0, p0, x0, s->xl0, s->r0xy);
   crd_q4_rot_ph0(s->r0xy, ph0);
-  crd_q4_local_vars_cur(x0, s->xl0, da, pa, &s->F, s->ul);
-  crd_q4_rot_map_ph0(s->ul, ph0, s->qa, s->J, s->abc);
+  crd_q4_local_vars_cur(x0, s->xl0, da, pa, &s->Fa, s->ul);
+  crd_q4_rot_map_ph0(s->ul, ph0, s->qa, s->Ja, s->abc);
   crd_q4_local_vars_cur(x0, s->xl0, db, pb, &s->Fb, s->ul);
   crd_q4_rot_map_ph0(s->ul, ph0, s->qb, s->Jb, s->abc);
   crd_q4_local_vars_cur(x0, s->xl0, df, pf, &s->F, s->ul);
@@ -396,30 +435,26 @@ CRD_HD void crd_q4_mid_efix_kr(const crd_q4_mid_st *s, const double *da, const d
   crd_q4_mid_efix_grad1(s, Tb, kr, grad);
 }
 
-/* Z_b^T J_s^T f_q at the state s = (d, p) (20, bases
- * A1b), f_q with respect to q. */
-CRD_HD void crd_q4_mid_efix_Jtf(const double *x0, const double *xl0, const double *ph0, const double *X0,
-                                const double *d, const double *p, const int *l, const double *A1b,
-                                const double *fq, double *out)
+/* Z_b^T J_s^T f_q at the state s = (d, p) with frame F and dphi/dr J
+ * (both from crd_q4_mid_begin), bases A1b; f_q with respect to q. */
+CRD_HD void crd_q4_mid_efix_Jtf(const crd_cr_frame *F, const double *J, const double *X0, const double *d,
+                                const double *p, const int *l, const double *A1b, const double *fq, double *out)
 {
-  crd_cr_frame F;
-  double ul[20], q[20], J[16], abc[12], f[20];
-  crd_q4_local_vars_cur(x0, xl0, d, p, &F, ul);
-  crd_q4_rot_map_ph0(ul, ph0, q, J, abc);
+  double f[20];
   for (int a = 0; a < 20; ++a) f[a] = fq[a];
-  crd_q4_rot_pullback(ul, J, abc, f, 0);
-  crd_q4_fG_direct(&F, X0, d, p, l, A1b, f, out);
+  crd_q4_rot_pullback(0, J, 0, f, 0); /* f alone: J only */
+  crd_q4_fG_direct(F, X0, d, p, l, A1b, f, out);
 }
 
 /* E += d(correction)/du_b (see crd_q4_mid_efix_kr).  fq: the local force
  * with respect to q; f: with respect to u_L at the midpoint; fG: the
  * midpoint force before the correction; grad1 from crd_q4_mid_efix_kr. */
-CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const double *p0, const double *da,
+CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const double *da,
                                const double *pa, const double *db, const double *pb, const double *df,
                                const double *pf, const int *l, const double *Bs, const double *fq,
                                const double *f, const double *fG, double dU, const double *grad1, double *E)
 {
-  double xf[12], dz[24], g[24], m[24], A1b[24], x0[12], xl0[12], r0xy[8], ph0[8], ha[20], hb[20];
+  double xf[12], dz[24], g[24], m[24], A1b[24], ha[20], hb[20];
   for (int i = 0; i < 4; ++i) {
     for (int c = 0; c < 3; ++c) {
       xf[3 * i + c] = X0[3 * i + c] + df[3 * i + c];
@@ -439,10 +474,8 @@ CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const d
   double inv = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, 1.0 / mm, 0.0);
   inv = CRD_SEL_LT(0.0, mm, inv, 0.0);
   double ccd = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, cc, 0.0);
-  crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
-  crd_q4_rot_ph0(r0xy, ph0);
-  crd_q4_mid_efix_Jtf(x0, xl0, ph0, X0, da, pa, l, A1b, fq, ha);
-  crd_q4_mid_efix_Jtf(x0, xl0, ph0, X0, db, pb, l, A1b, fq, hb);
+  crd_q4_mid_efix_Jtf(&s->Fa, s->Ja, X0, da, pa, l, A1b, fq, ha);
+  crd_q4_mid_efix_Jtf(&s->Fb, s->Jb, X0, db, pb, l, A1b, fq, hb);
   /* dm/du_b column by column (m = dz - G al, al = (G^T G)^-1 G^T dz):
    *   dm = X - G (G^T G)^-1 (G^T X + dG^T m),   X = d(dz) - dG al,
    * with d(dz) = Z_b delta, and G moving with the midpoint: dr_i =
@@ -451,23 +484,18 @@ CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const d
    * rotation) and dG^T m = (0, sum_i dr_i x m_x,i + dp_i x m_p,i).  Its
    * columns give Z_b^T(...) m = dm^T m (in grad |m|^2 = 2 dm^T m) and the
    * matrix c Bf^T dm, put into E first; then the rank one term. */
-  double G[24][6], GtG[36], Gtd[6], al[6], mb[20], u[20], gb[20], gc[20];
-  crd_dyn_rigid_basis(xf, pf, G);
-  for (int a = 0; a < 6; ++a) {
-    Gtd[a] = 0.0;
-    for (int r = 0; r < 24; ++r) Gtd[a] += G[r][a] * dz[r];
-    for (int b = 0; b < 6; ++b) {
-      double x = 0.0;
-      for (int r = 0; r < 24; ++r) x += G[r][a] * G[r][b];
-      GtG[6 * a + b] = x;
-    }
-  }
-  crd_dyn_solve6(GtG, Gtd, al);
+  double r[12], GtG[36], Gtd[6], al[6], mb[20], u[20], gb[20], gc[20];
+  crd_dyn_rigid_r(xf, r);
+  crd_dyn_rigid_GtG(r, pf, GtG);
+  crd_dyn_rigid_Gt(r, pf, dz, Gtd);
+  double Lg[36];
+  crd_dyn_chol6(GtG, Lg);
+  crd_dyn_chol6_solve(Lg, Gtd, al);
   const double om[3] = {al[3], al[4], al[5]};
   for (int b = 0; b < 20; ++b) {
     int j = b / 5, rb = b % 5;
     double X[24], y[6], yr[3] = {0, 0, 0}, z[6], dm[24];
-    for (int r = 0; r < 24; ++r) X[r] = 0.0;
+    for (int q = 0; q < 24; ++q) X[q] = 0.0;
     for (int i = 0; i < 4; ++i) {
       double dr[3] = {0, 0, 0}, dp[3] = {0, 0, 0}, t[3];
       if (rb < 3) {
@@ -487,18 +515,14 @@ CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const d
       crd_cross3(dp, m + 12 + 3 * i, t);
       for (int c = 0; c < 3; ++c) yr[c] += t[c];
     }
-    for (int a = 0; a < 6; ++a) {
-      double x = a < 3 ? 0.0 : yr[a - 3];
-      for (int r = 0; r < 24; ++r) x += G[r][a] * X[r];
-      y[a] = x;
-    }
-    crd_dyn_solve6(GtG, y, z);
-    double mdm = 0.0;
-    for (int r = 0; r < 24; ++r) {
-      double x = X[r];
-      for (int a = 0; a < 6; ++a) x -= G[r][a] * z[a];
-      dm[r] = x;
-      mdm += m[r] * x;
+    crd_dyn_rigid_Gt(r, pf, X, y);
+    for (int c = 0; c < 3; ++c) y[3 + c] += yr[c];
+    crd_dyn_chol6_solve(Lg, y, z);
+    double Gz[24], mdm = 0.0;
+    crd_dyn_rigid_G(r, pf, z, Gz);
+    for (int q = 0; q < 24; ++q) {
+      dm[q] = X[q] - Gz[q];
+      mdm += m[q] * dm[q];
     }
     mb[b] = mdm;
     for (int i = 0; i < 4; ++i) { /* c Bf^T dm: column b of E */
@@ -564,7 +588,7 @@ CRD_HD double crd_q4_global_mid(const double *X0, const double *p0, const double
   if (efix_dE) { /* into zeros, then added: the same sums as the split kernels' */
     double dE[400];
     for (int a = 0; a < 400; ++a) dE[a] = 0.0;
-    crd_q4_mid_efix_dE(&s, X0, p0, da, pa, db, pb, df, pf, l, Bs, fq, f, fG, dU, grad1, dE);
+    crd_q4_mid_efix_dE(&s, X0, da, pa, db, pb, df, pf, l, Bs, fq, f, fG, dU, grad1, dE);
     for (int a = 0; a < 400; ++a) E[a] += dE[a];
   }
   if (fG && Bs && w == 0.5) crd_q4_mid_energy_fix(&s.F, X0, da, pa, db, pb, df, pf, Bs, f, dU, fG);

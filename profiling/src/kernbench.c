@@ -4,7 +4,10 @@
  * `reps` times, best pass reported in ns/element.  It prints a hash of the
  * output bytes so that two builds (flags, loop orders) can be compared
  * bitwise, and the largest relative difference to a reference dump when
- * given one (kernbench N REPS [--dump FILE | --ref FILE]).
+ * given one (kernbench N REPS [--dump FILE | --ref FILE] [--w W]).
+ * W: the midpoint weight (default 1 - 0.9/1.9, rho_inf = 0.9); --w 0.5 is
+ * the energy-conserving step (rho_inf = 1), with the energy correction and
+ * its derivative in the tangent.
  * Single thread; the CPU backend's element variant (elem_isa.h: the widest
  * this CPU runs, or CRDYN_ELEM_ISA=generic|x86-64-v3|x86-64-v4), element by
  * element (ns_*) and by its range bodies, elements in vector lanes as the
@@ -46,7 +49,9 @@ int main(int argc, char **argv)
 {
   int n = argc > 1 ? atoi(argv[1]) : 64, reps = argc > 2 ? atoi(argv[2]) : 5;
   const char *dump = 0, *ref = 0;
+  double w = 1.0 - 0.9 / 1.9;
   for (int i = 3; i + 1 < argc; ++i) {
+    if (!strcmp(argv[i], "--w")) w = atof(argv[i + 1]);
     if (!strcmp(argv[i], "--dump")) dump = argv[i + 1];
     if (!strcmp(argv[i], "--ref")) ref = argv[i + 1];
   }
@@ -58,7 +63,6 @@ int main(int argc, char **argv)
   double *am = malloc(sizeof(double) * 5 * nn), *wam = malloc(sizeof(double) * 3 * nn);
   double *Bs = malloc(sizeof(double) * 6 * nn), *C = malloc(sizeof(double) * 16 * ne);
   int *l = malloc(sizeof(int) * nn), *quads = malloc(sizeof(int) * 4 * ne);
-  const double w = 1.0 - 0.9 / 1.9;
   for (int j = 0; j <= n; ++j)
     for (int i = 0; i <= n; ++i) {
       int a = j * (n + 1) + i;
@@ -146,8 +150,8 @@ int main(int argc, char **argv)
   memcpy(kf2, kf, sizeof(double) * 210 * (size_t)ne); /* not written with want_k 0 */
   int same = !memcmp(out, out2, nout * sizeof(double));
   uint64_t h = fnv(out, nout * sizeof(double), 1469598103934665603ull);
-  printf("{\"variant\": \"%s\", \"n\": %d, \"elements\": %d, \"bad\": %d, \"ns_mid_K\": %.1f, \"ns_static_K\": %.1f, \"ns_force\": %.1f, "
-         "\"hash\": \"%016llx\"", isa->name, n, ne, bad, 1e9 * best[0] / ne, 1e9 * best[1] / ne, 1e9 * best[2] / ne,
+  printf("{\"variant\": \"%s\", \"w\": %.6g, \"n\": %d, \"elements\": %d, \"bad\": %d, \"ns_mid_K\": %.1f, \"ns_static_K\": %.1f, \"ns_force\": %.1f, "
+         "\"hash\": \"%016llx\"", isa->name, w, n, ne, bad, 1e9 * best[0] / ne, 1e9 * best[1] / ne, 1e9 * best[2] / ne,
          (unsigned long long)h);
   printf(", \"lanes\": %d, \"ns_mid_K_batch\": %.1f, \"ns_static_K_batch\": %.1f, \"ns_force_batch\": %.1f, "
          "\"batched_fraction\": %.3f, \"batch_bitwise\": %s", isa->lanes, 1e9 * bestb[0] / ne, 1e9 * bestb[1] / ne,
