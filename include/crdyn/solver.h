@@ -20,12 +20,15 @@ typedef struct crd_solver_stats {
   double factor_first_s;                 /* the first numeric factorization of a pattern (allocates L) */
   double refactor_min_s, refactor_s;     /* later ones: fastest, and their sum */
   int nrefactor;
+  int blas_threads;                      /* the BLAS's threads chosen at analyse (0: left as it was) */
 } crd_solver_stats;
 
 /* name: "cholmod" (or "auto"/NULL for the default). */
 int crd_solver_create(const char *name, crd_solver **s);
 /* Threads of the dense kernels (the BLAS under CHOLMOD) for the process:
- * the run's --threads (OpenBLAS would otherwise take every core). */
+ * at most the run's --threads (OpenBLAS would otherwise take every core);
+ * CHOLMOD's analyse then keeps one for a factorization below 1e9 flops
+ * (solver_cholmod.c: CRD_BLAS_THREAD_FLOPS). */
 void crd_solver_set_blas_threads(int n);
 int crd_solver_analyse(crd_solver *s, const crd_csr *A);
 /* Returns CRD_WARN_NOT_POSDEF (message names the equation) when a pivot is

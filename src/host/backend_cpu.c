@@ -22,20 +22,35 @@ typedef struct cpu_impl {
 } cpu_impl;
 
 /* Elements go to the threads in chunks of CRD_CPU_CHUNK consecutive ones
- * each to the range body (which groups them by their pair choices). */
+ * each to the range body (which groups them by their pair choices); a
+ * mesh of fewer than CRD_CPU_CHUNK elements a thread is dealt out evenly
+ * in multiples of 8 (the widest lanes), so that a small model uses every
+ * thread too (the free cylindrical panel, 128 elements, ran on one).  The
+ * element results do not depend on the chunks (each element's bytes are
+ * the same in any lane group: kernbench's batch_bitwise). */
 #define CRD_CPU_CHUNK 256
+
+static int cpu_chunk(const crd_problem *pb)
+{
+  int nt = pb->nthreads > 0 ? pb->nthreads : 1;
+  if (nt <= 1 || pb->ne >= CRD_CPU_CHUNK * nt) return CRD_CPU_CHUNK;
+  int c = (pb->ne + nt - 1) / nt;
+  c = (c + 7) / 8 * 8;
+  return c < 8 ? 8 : c;
+}
 
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
 {
   const cpu_impl *ci = be->impl;
   const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
-  int bad = -1, badkind = 0, nch = (pb->ne + CRD_CPU_CHUNK - 1) / CRD_CPU_CHUNK;
+  const int chunk = cpu_chunk(pb);
+  int bad = -1, badkind = 0, nch = (pb->ne + chunk - 1) / chunk;
   long long nb = 0;
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int c = 0; c < nch; ++c) {
-    int e0 = c * CRD_CPU_CHUNK, e1 = e0 + CRD_CPU_CHUNK < pb->ne ? e0 + CRD_CPU_CHUNK : pb->ne, eb = -1;
+    int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
     int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
                                pb->ke, pb->ue, &eb, &nb);
     if (kind) {
@@ -89,12 +104,13 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   const cpu_impl *ci = be->impl;
   const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
-  int bad = -1, nch = (pb->ne + CRD_CPU_CHUNK - 1) / CRD_CPU_CHUNK;
+  const int chunk = cpu_chunk(pb);
+  int bad = -1, nch = (pb->ne + chunk - 1) / chunk;
   long long nb = 0;
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
   for (int c = 0; c < nch; ++c) {
-    int e0 = c * CRD_CPU_CHUNK, e1 = e0 + CRD_CPU_CHUNK < pb->ne ? e0 + CRD_CPU_CHUNK : pb->ne, eb = -1;
+    int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
     int b = isa->mid_range(e0, e1, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
                            in->wam, in->Bs, pb->l, in->C, ci->mat, in->xi, in->cf, in->cm, want_K, out->fg_e,
                            out->fin_e, pb->ke, out->E_e, pb->ue, &eb, &nb);

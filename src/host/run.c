@@ -243,6 +243,7 @@ static void add_timing(const crd_run *r, cJSON *js)
   cJSON_AddNumberToObject(t, "factor_flops", ss->flops_factor);
   cJSON_AddNumberToObject(t, "nnz_L", ss->nnz_factor);
   cJSON_AddNumberToObject(t, "nnz_L_stored", ss->nnz_stored);
+  if (ss->blas_threads > 0) cJSON_AddNumberToObject(t, "blas_threads", ss->blas_threads);
   cJSON_AddNumberToObject(t, "refactorize_gflops_per_s",
                           ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
   cJSON_AddNumberToObject(t, "peak_rss_mib", peak_rss_kib() / 1024.0);
@@ -265,9 +266,11 @@ static void print_timing(const crd_run *r)
   if (tm->nelem_batched > 0 && nev > 0)
     printf("  element evaluations in SIMD batches: %lld of %lld (%.1f%%)\n", tm->nelem_batched, nev,
            100.0 * (double)tm->nelem_batched / (double)nev);
-  printf("  factor: nnz(L) %.4g (%.4g stored), %.4g flops, fastest refactorization %.4f s = %.2f GFLOP/s\n",
+  printf("  factor: nnz(L) %.4g (%.4g stored), %.4g flops, fastest refactorization %.4f s = %.2f GFLOP/s",
          ss->nnz_factor, ss->nnz_stored, ss->flops_factor, ss->refactor_min_s,
          ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
+  if (ss->blas_threads > 0) printf(", BLAS on %d thread%s", ss->blas_threads, ss->blas_threads > 1 ? "s" : "");
+  printf("\n");
   printf("  peak RSS %.1f MiB\n", peak_rss_kib() / 1024.0);
   if (!strcmp(r->pb->be->ops->name, "cuda"))
     printf("  element and assembly rows: device time (CUDA events), %s assembly\n",

@@ -50,9 +50,33 @@
 
 void openblas_set_num_threads(int n); /* OpenBLAS's (the Makefile links -lopenblas) */
 
+/* The BLAS's threads pay only on large supernodes.  Below
+ * CRD_BLAS_THREAD_FLOPS per factorization a run is faster with one: on 2
+ * cores (--threads 2, default environment, 2026-12-07) a Newton iteration
+ * of the free cylindrical panel (2.5e6 flops a factorization) took 3.5-3.7
+ * ms with the BLAS on 2 threads and 1.97 ms on 1 (refactorization 2.1 ->
+ * 0.66 ms: OpenBLAS's workers split the small supernodes' kernels and
+ * spin between calls on the core the element loop wants), the 24x24 plate
+ * (2.7e7) 7.4 -> 5.5 ms, the 48x48 plate (2.3e8) 27-33 -> 23-25 ms; the
+ * 100x100 plate (2.3e9) 148-164 -> 156-166 ms, its refactorization 127-139
+ * -> 137-148 ms: threads win from about there.  The solver's analyse sets
+ * the count for the process (OpenBLAS has one); blas_threads_max is the
+ * run's --threads. */
+#define CRD_BLAS_THREAD_FLOPS 1e9
+static int blas_threads_max = 0;
+
 void crd_solver_set_blas_threads(int n)
 {
-  if (n > 0) openblas_set_num_threads(n);
+  if (n > 0) {
+    blas_threads_max = n;
+    openblas_set_num_threads(n);
+  }
+}
+
+static int blas_threads_for(double flops)
+{
+  int n = blas_threads_max > 0 ? blas_threads_max : 1;
+  return flops < CRD_BLAS_THREAD_FLOPS ? 1 : n;
 }
 
 /* ======================================================================== */
@@ -267,6 +291,10 @@ static int chol_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
                    (int)A->n, (int)A->n, (long long)A->nnz, chol_status_name(s->c.status),
                    chol_msg[0] ? ": " : "", chol_msg);
   CRD_CALL(chol_permute(s, A));
+  if (blas_threads_max > 0) {
+    st->blas_threads = blas_threads_for(s->c.fl);
+    openblas_set_num_threads(st->blas_threads);
+  }
   st->nnz_factor = s->c.lnz;
   st->nnz_stored = s->L->is_super ? (double)s->L->xsize : s->c.lnz;
   st->flops_factor = s->c.fl;
