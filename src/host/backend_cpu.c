@@ -25,10 +25,13 @@ typedef struct cpu_impl {
  * each to the range body (which groups them by their pair choices); a
  * mesh of fewer than CRD_CPU_CHUNK elements a thread is dealt out evenly
  * in multiples of 8 (the widest lanes), so that a small model uses every
- * thread too (the free cylindrical panel, 128 elements, ran on one).  The
- * element results do not depend on the chunks (each element's bytes are
- * the same in any lane group: kernbench's batch_bitwise). */
+ * thread too (the free cylindrical panel, 128 elements, ran on one), but
+ * in chunks of at least CRD_CPU_CHUNK_MIN (some 100 us of element work: a
+ * thread's wake-up is not worth less).  The element results do not depend
+ * on the chunks (each element's bytes are the same in any lane group:
+ * kernbench's batch_bitwise). */
 #define CRD_CPU_CHUNK 256
+#define CRD_CPU_CHUNK_MIN 32
 
 static int cpu_chunk(const crd_problem *pb)
 {
@@ -36,7 +39,7 @@ static int cpu_chunk(const crd_problem *pb)
   if (nt <= 1 || pb->ne >= CRD_CPU_CHUNK * nt) return CRD_CPU_CHUNK;
   int c = (pb->ne + nt - 1) / nt;
   c = (c + 7) / 8 * 8;
-  return c < 8 ? 8 : c;
+  return c < CRD_CPU_CHUNK_MIN ? CRD_CPU_CHUNK_MIN : c;
 }
 
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
