@@ -1,6 +1,8 @@
 /* crdyn: rigid bodies of a shell model as director triads, and the shell
- * nodes tied to them (tie.h has the formulation, docs/rigid_bodies.md the
- * derivation and the measured conservation). */
+ * nodes tied to them: set-up and the implicit step (tie.h has the
+ * formulation, docs/rigid_bodies.md the derivation and the measured
+ * conservation; tie_explicit.c the explicit stages, tie_state.c the
+ * measures, columns and checkpoint state). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,60 +13,7 @@
 #include "crdyn/error.h"
 #include "crdyn/rigid_body.h"
 #include "crdyn/tie.h"
-
-typedef struct tie_body {
-  int ib, fixed, na, off;      /* model body, Q held, unknowns (6 or 3), offset among the unknowns */
-  int nt;
-  int32_t *node;               /* tied nodes */
-  double *c, *e;               /* 3*nt: offset from Q and normal, body axes */
-  double *Te, *Tf;             /* 30*nt: d(slots)/d(alpha) at the end, virtual motion at the midpoint */
-  double *gp;                  /* 3*nt: the normal force g_perp of each tied node (midpoint plane) */
-  double *Rt;                  /* 5*nt: the shell residual of each tied node's slots */
-  double Mb[16];               /* director mass (4x4) */
-  double q[12], v[12], a[12];  /* end state of the step (or the iterate): phi, d_1, d_2, d_3 */
-  double q0[12], v0[12], a0[12];
-  double qf[12], R[12];        /* midpoint triad, director residual M a_m - F_f */
-  double mext[3];              /* applied moment at tf (world) */
-  double r[6];                 /* reduced residual */
-  double wext, dW, react[6];
-  double *Ge, *Gf, *Z;         /* neq x 6 (column-major per unknown) */
-  /* explicit stages: the body with its tied nodes' lumped masses, about Q,
-   * body axes; momentum P = M6 chi and its rate, the loads' wrench (world
-   * force at Q and moment) at the last evaluation */
-  double M6[36], P[6], dP[6], chi[6], Fl[6];
-  double th[3];                /* the explicit step's rotation vector (world) */
-} tie_body;
-
-struct crd_ties {
-  const crd_model *m;
-  int nb, nunk, neq;
-  tie_body *b;
-  int32_t *eq_body, *eq_row;   /* neq: body of a tied equation (-1: free), tied node index * 5 + slot */
-  double *J, *S, *rhs, *dal;   /* nunk^2, nunk^2, nunk, nunk */
-};
-
-/* v + a th x v + b th x (th x v): the rotation by the vector th (Rodrigues,
- * a = sin t / t, b = (1 - cos t) / t^2, t = |th|). */
-static void rot_apply(const double *th, const double *v, double *out)
-{
-  double t2 = crd_dot3(th, th), t = sqrt(t2), a, b, c1[3], c2[3];
-  a = crd_sinc(t);
-  b = t < 1e-4 ? 0.5 - t2 / 24.0 : (1.0 - cos(t)) / t2;
-  crd_cross3(th, v, c1);
-  crd_cross3(th, c1, c2);
-  for (int k = 0; k < 3; ++k) out[k] = v[k] + a * c1[k] + b * c2[k];
-}
-
-/* y = (Mb (x) I3) x for 12-vectors */
-static void mass12(const double *Mb, const double *x, double *y)
-{
-  for (int I = 0; I < 4; ++I)
-    for (int k = 0; k < 3; ++k) {
-      double s = 0.0;
-      for (int J = 0; J < 4; ++J) s += Mb[4 * I + J] * x[3 * J + k];
-      y[3 * I + k] = s;
-    }
-}
+#include "tie_priv.h"
 
 int crd_ties_nbodies(const crd_ties *t) { return t ? t->nb : 0; }
 int crd_ties_is_tied_eq(const crd_ties *t, int k) { return t && k >= 0 && t->eq_body[k] >= 0; }
@@ -185,16 +134,6 @@ fail:
   return crd_err_trace(rc, __FILE__, __LINE__, __func__);
 }
 
-/* world position and normal of tied node a of B at the triad q */
-static void tied_pose(const tie_body *B, const double *q, int a, double *x, double *p)
-{
-  const double *c = B->c + 3 * a, *e = B->e + 3 * a;
-  for (int k = 0; k < 3; ++k) {
-    x[k] = q[k] + c[0] * q[3 + k] + c[1] * q[6 + k] + c[2] * q[9 + k];
-    p[k] = e[0] * q[3 + k] + e[1] * q[6 + k] + e[2] * q[9 + k];
-  }
-}
-
 void crd_ties_node_rates(const crd_ties *t, const crd_problem *pb, double *v, double *a, double *w, double *wa)
 {
   (void)pb;
@@ -206,10 +145,10 @@ void crd_ties_node_rates(const crd_ties *t, const crd_problem *pb, double *v, do
       /* the maps are linear in q, so rates map the same way (translation
        * part of q' only through phi') */
       double x[3], p[3];
-      tied_pose(B, B->v, k, x, p);
+      tie_pose(B, B->v, k, x, p);
       memcpy(v + 3 * n, x, sizeof x);
       memcpy(w + 3 * n, p, sizeof p);
-      tied_pose(B, B->a, k, x, p);
+      tie_pose(B, B->a, k, x, p);
       memcpy(a + 3 * n, x, sizeof x);
       memcpy(wa + 3 * n, p, sizeof p);
     }
@@ -225,7 +164,7 @@ static void write_du(const crd_ties *t, const crd_problem *pb, const double *d0,
     for (int k = 0; k < B->nt; ++k) {
       int n = B->node[k], nn_, mm;
       double x[3], p[3];
-      tied_pose(B, B->q, k, x, p);
+      tie_pose(B, B->q, k, x, p);
       for (int c = 0; c < 3; ++c) du[5 * n + c] = x[c] - m->x[3 * n + c] - d0[3 * n + c];
       crd_dir_pair(pb->l[n], &nn_, &mm);
       du[5 * n + 3] = p[nn_] - p0[3 * n + nn_];
@@ -253,7 +192,7 @@ void crd_ties_begin(crd_ties *t, crd_problem *pb, const crd_tie_step *ts, double
       B->q[k] = B->q0[k] + ts->h * B->v0[k];
       th[k] = ts->h * w[k];
     }
-    for (int i = 0; i < 3; ++i) rot_apply(th, B->q0 + 3 + 3 * i, B->q + 3 + 3 * i);
+    for (int i = 0; i < 3; ++i) tie_rot_apply(th, B->q0 + 3 + 3 * i, B->q + 3 + 3 * i);
     B->dW = 0.0;
   }
   write_du(t, pb, ts->d0, ts->p0, du);
@@ -310,7 +249,7 @@ void crd_ties_residual(crd_ties *t, crd_problem *pb, const crd_tie_step *ts, dou
       B->qf[k] = cf * B->q[k] + ts->af * B->q0[k];
     }
     body_loads(t, B, ts->tf, F12, B->mext);
-    mass12(B->Mb, am, Ma);
+    tie_mass12(B->Mb, am, Ma);
     B->dW = 0.0;
     for (int k = 0; k < 12; ++k) {
       B->R[k] = Ma[k] - F12[k];
@@ -454,7 +393,7 @@ int crd_ties_condense(crd_ties *t, crd_problem *pb, const crd_tie_step *ts)
     for (int k = 0; k < B->na; ++k) {
       double dq[12], dth[3], Md[12], col[6], g[3] = {0, 0, 0}, c[3], c2[3];
       pe_col(B, k, dq, dth);
-      mass12(B->Mb, dq, Md);
+      tie_mass12(B->Mb, dq, Md);
       for (int i = 0; i < 12; ++i) Md[i] *= cm;
       for (int i = 0; i < 3; ++i) { /* moment forces 1/2 m x d_i,f */
         crd_cross3(B->mext, dq + 3 + 3 * i, c);
@@ -632,7 +571,7 @@ int crd_ties_solve(crd_ties *t, crd_problem *pb, crd_tie_solve_fn solve, void *c
     }
     double th[3] = {-da[o], -da[o + 1], -da[o + 2]}, d[3];
     for (int i = 0; i < 3; ++i) {
-      rot_apply(th, B->q + 3 + 3 * i, d);
+      tie_rot_apply(th, B->q + 3 + 3 * i, d);
       memcpy(B->q + 3 + 3 * i, d, sizeof d);
     }
   }
@@ -670,338 +609,4 @@ double crd_ties_work(const crd_ties *t)
   double w = 0.0;
   for (int b = 0; t && b < t->nb; ++b) w += t->b[b].wext;
   return w;
-}
-
-/* K = 1/2 v^T M v, L = sum of momenta p_phi, J = phi x p_phi + sum d_i x p_i
- * (p = M v: the momenta conjugate to the triad) */
-void crd_ties_measure(const crd_ties *t, double *K, double *L, double *J)
-{
-  for (int b = 0; t && b < t->nb; ++b) {
-    const tie_body *B = &t->b[b];
-    double p[12], c[3];
-    mass12(B->Mb, B->v, p);
-    for (int k = 0; k < 12; ++k) *K += 0.5 * B->v[k] * p[k];
-    for (int I = 0; I < 4; ++I) {
-      crd_cross3(B->q + 3 * I, p + 3 * I, c);
-      for (int k = 0; k < 3; ++k) J[k] += c[k];
-    }
-    for (int k = 0; k < 3; ++k) L[k] += p[k];
-  }
-}
-
-int crd_ties_ncols(const crd_ties *t)
-{
-  int n = 0;
-  for (int b = 0; t && b < t->nb; ++b) n += 13 + (t->b[b].nt > 0 ? 6 : 0);
-  return n;
-}
-
-void crd_ties_col_names(const crd_ties *t, char **names, int len)
-{
-  static const char *const suf[13] = {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"};
-  static const char *const rsuf[6] = {"tie_fx", "tie_fy", "tie_fz", "tie_mx", "tie_my", "tie_mz"};
-  int k = 0;
-  for (int b = 0; t && b < t->nb; ++b)
-    for (int c = 0; c < 13; ++c) snprintf(names[k++], (size_t)len, "%s.%s", t->m->bodies[t->b[b].ib].name, suf[c]);
-  for (int b = 0; t && b < t->nb; ++b)
-    for (int c = 0; c < 6 && t->b[b].nt > 0; ++c)
-      snprintf(names[k++], (size_t)len, "%s.%s", t->m->bodies[t->b[b].ib].name, rsuf[c]);
-}
-
-/* unit quaternion of the rotation matrix with columns d_1, d_2, d_3
- * (Shepperd: from the largest of the four squared components) */
-static void quat_of_triad(const double *q, double *qt)
-{
-  double R[9];
-  for (int i = 0; i < 3; ++i)
-    for (int k = 0; k < 3; ++k) R[3 * k + i] = q[3 + 3 * i + k];
-  double tr = R[0] + R[4] + R[8], c[4] = {1 + tr, 1 + 2 * R[0] - tr, 1 + 2 * R[4] - tr, 1 + 2 * R[8] - tr};
-  int j = 0;
-  for (int k = 1; k < 4; ++k)
-    if (c[k] > c[j]) j = k;
-  double s = 0.5 * sqrt(c[j]), f = 0.25 / s;
-  switch (j) {
-  case 0: qt[0] = s, qt[1] = (R[7] - R[5]) * f, qt[2] = (R[2] - R[6]) * f, qt[3] = (R[3] - R[1]) * f; break;
-  case 1: qt[1] = s, qt[0] = (R[7] - R[5]) * f, qt[2] = (R[1] + R[3]) * f, qt[3] = (R[2] + R[6]) * f; break;
-  case 2: qt[2] = s, qt[0] = (R[2] - R[6]) * f, qt[1] = (R[1] + R[3]) * f, qt[3] = (R[5] + R[7]) * f; break;
-  default: qt[3] = s, qt[0] = (R[3] - R[1]) * f, qt[1] = (R[2] + R[6]) * f, qt[2] = (R[5] + R[7]) * f; break;
-  }
-  if (qt[0] < 0) for (int k = 0; k < 4; ++k) qt[k] = -qt[k];
-}
-
-void crd_ties_columns(const crd_ties *t, double *cols)
-{
-  int k = 0;
-  for (int b = 0; t && b < t->nb; ++b) {
-    const tie_body *B = &t->b[b];
-    double w[3] = {0, 0, 0}, c[3];
-    for (int i = 0; i < 3; ++i) { /* w = 1/2 sum d_i x d_i' */
-      crd_cross3(B->q + 3 + 3 * i, B->v + 3 + 3 * i, c);
-      for (int r = 0; r < 3; ++r) w[r] += 0.5 * c[r];
-    }
-    for (int r = 0; r < 3; ++r) cols[k + r] = B->q[r];
-    quat_of_triad(B->q, cols + k + 3);
-    for (int r = 0; r < 3; ++r) cols[k + 7 + r] = B->v[r], cols[k + 10 + r] = w[r];
-    k += 13;
-  }
-  for (int b = 0; t && b < t->nb; ++b)
-    if (t->b[b].nt > 0) {
-      memcpy(cols + k, t->b[b].react, 6 * sizeof(double));
-      k += 6;
-    }
-}
-
-#define TIE_NSTATE 61 /* q, v, a (36), wext, react (6), explicit P, dP, Fl (18) */
-size_t crd_ties_state_size(const crd_ties *t) { return t ? TIE_NSTATE * (size_t)t->nb : 0; }
-
-void crd_ties_state_get(const crd_ties *t, double *s)
-{
-  for (int b = 0; t && b < t->nb; ++b, s += TIE_NSTATE) {
-    const tie_body *B = &t->b[b];
-    memcpy(s, B->q, 12 * sizeof(double));
-    memcpy(s + 12, B->v, 12 * sizeof(double));
-    memcpy(s + 24, B->a, 12 * sizeof(double));
-    s[36] = B->wext;
-    memcpy(s + 37, B->react, 6 * sizeof(double));
-    memcpy(s + 43, B->P, 6 * sizeof(double));
-    memcpy(s + 49, B->dP, 6 * sizeof(double));
-    memcpy(s + 55, B->Fl, 6 * sizeof(double));
-  }
-}
-
-void crd_ties_state_set(crd_ties *t, const double *s)
-{
-  for (int b = 0; t && b < t->nb; ++b, s += TIE_NSTATE) {
-    tie_body *B = &t->b[b];
-    memcpy(B->q, s, 12 * sizeof(double));
-    memcpy(B->v, s + 12, 12 * sizeof(double));
-    memcpy(B->a, s + 24, 12 * sizeof(double));
-    B->wext = s[36];
-    memcpy(B->react, s + 37, 6 * sizeof(double));
-    memcpy(B->P, s + 43, 6 * sizeof(double));
-    memcpy(B->dP, s + 49, 6 * sizeof(double));
-    memcpy(B->Fl, s + 55, 6 * sizeof(double));
-  }
-}
-
-/* ---- explicit stages ----------------------------------------------------
- * The body and the lumped masses of its tied nodes form one rigid body
- * (tie.h): mass, first moment and inertia about Q in body axes, the
- * tied nodes' director inertia s P_a |p'|^2 / 2 = w^T s P_a (I - p p^T) w / 2
- * included.  Newton-Euler in body axes (rigid_body.h), P' = ad*_chi P + W,
- * by a central-difference step on the group (a Stormer-Verlet splitting):
- *   P_1/2 = P_n + h/2 P'_n,  chi_1/2 = M^-1 P_1/2,
- *   R_1 = Rot(h R_n w_1/2) R_n,  phi_1 = phi_n + h Rot(h R_n w_1/2 / 2) R_n v_1/2,
- *   (shell forces at the new state)  P_1 = P_1/2 + h/2 P'(chi_1, W_1),
- * the last by a fixed point on chi_1 (the gyroscopic term), as the shell's
- * central difference: explicit, second order.  The triad and its rates (q,
- * v, a) stay the state, so stages of either kind follow one another. */
-
-static void rotmat(const double *q, double *R) /* columns d_1, d_2, d_3 */
-{
-  for (int i = 0; i < 3; ++i)
-    for (int k = 0; k < 3; ++k) R[3 * k + i] = q[3 + 3 * i + k];
-}
-static void mat_t_vec(const double *R, const double *v, double *o)
-{
-  for (int i = 0; i < 3; ++i) o[i] = R[i] * v[0] + R[3 + i] * v[1] + R[6 + i] * v[2];
-}
-static void mat_vec(const double *R, const double *v, double *o)
-{
-  for (int i = 0; i < 3; ++i) o[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
-}
-
-/* chi = M6^-1 P (rotation rows only when Q is held) */
-static void ex_velocity(const tie_body *B, const double *P, double *chi)
-{
-  if (B->fixed) {
-    double J[36];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) J[6 * i + j] = B->M6[6 * i + j];
-    crd_rb_solve(3, J, 6, P, chi);
-    chi[3] = chi[4] = chi[5] = 0.0;
-  } else
-    crd_rb_solve(6, B->M6, 6, P, chi);
-}
-
-/* The wrench on the body (with its tied nodes) at the current state: the
- * shell's forces F = Fe - Fi on the tied slots (a pair force as the
- * 3-vector with its components n, m) and the body's loads at time t.
- * Wb: body axes (tau, f); Fl: the loads alone in world axes (force, moment
- * about Q), for their work. */
-static void ex_wrench(const crd_ties *t, const tie_body *B, const crd_problem *pb, const double *Fi,
-                      const double *Fe, double time, double *Wb, double *Fl)
-{
-  const crd_model *m = t->m;
-  double F[3] = {0, 0, 0}, M[3] = {0, 0, 0}, R[9], c[3];
-  rotmat(B->q, R);
-  for (int a = 0; a < B->nt; ++a) {
-    int n = B->node[a], nn_, mm;
-    const int32_t *eq = pb->eq + 5 * n;
-    double f[3], g[3] = {0, 0, 0}, r[3];
-    for (int k = 0; k < 3; ++k) {
-      f[k] = Fe[eq[k]] - Fi[eq[k]];
-      r[k] = m->x[3 * n + k] + pb->d[3 * n + k] - B->q[k];
-    }
-    crd_dir_pair(pb->l[n], &nn_, &mm);
-    g[nn_] = Fe[eq[3]] - Fi[eq[3]];
-    g[mm] = Fe[eq[4]] - Fi[eq[4]];
-    crd_cross3(r, f, c);
-    for (int k = 0; k < 3; ++k) F[k] += f[k], M[k] += c[k];
-    crd_cross3(pb->p + 3 * n, g, c);
-    for (int k = 0; k < 3; ++k) M[k] += c[k];
-  }
-  double fl[3] = {0, 0, 0}, ml[3] = {0, 0, 0}, rg[3], cg[3];
-  for (int k = 0; k < 3; ++k) cg[k] = B->Mb[1 + k] / B->Mb[0];
-  mat_vec(R, cg, rg);
-  for (int l = 0; l < m->nloads; ++l) {
-    const crd_load *L = &m->loads[l];
-    double am = crd_amplitude_eval(&L->amp, time, 1.0);
-    if (L->kind == CRD_LOAD_BODY && L->body == B->ib) {
-      for (int k = 0; k < 3; ++k) fl[k] += am * L->vec[k], ml[k] += am * L->vec2[k];
-    } else if (L->kind == CRD_LOAD_GRAVITY) { /* the body's own mass at G (the tied nodes' is in Fe) */
-      double fg[3] = {am * B->Mb[0] * L->vec[0], am * B->Mb[0] * L->vec[1], am * B->Mb[0] * L->vec[2]};
-      crd_cross3(rg, fg, c);
-      for (int k = 0; k < 3; ++k) fl[k] += fg[k], ml[k] += c[k];
-    }
-  }
-  for (int k = 0; k < 3; ++k) {
-    F[k] += fl[k], M[k] += ml[k];
-    Fl[k] = fl[k], Fl[3 + k] = ml[k];
-  }
-  mat_t_vec(R, M, Wb);
-  mat_t_vec(R, F, Wb + 3);
-}
-
-/* the triad's rates from chi and chi' (body axes) */
-static void ex_rates(tie_body *B, const double *chi, const double *dchi)
-{
-  double R[9], w[3], v[3], al[3], aq[3], c[3], t1[3];
-  rotmat(B->q, R);
-  mat_vec(R, chi, w);
-  mat_vec(R, chi + 3, v);
-  mat_vec(R, dchi, al);
-  crd_cross3(chi, chi + 3, c);
-  for (int k = 0; k < 3; ++k) t1[k] = dchi[3 + k] + c[k];
-  mat_vec(R, t1, aq);
-  for (int k = 0; k < 3; ++k) B->v[k] = v[k], B->a[k] = aq[k];
-  for (int i = 0; i < 3; ++i) {
-    const double *d = B->q + 3 + 3 * i;
-    double wd[3], wwd[3], ad[3];
-    crd_cross3(w, d, wd);
-    crd_cross3(w, wd, wwd);
-    crd_cross3(al, d, ad);
-    for (int k = 0; k < 3; ++k) B->v[3 + 3 * i + k] = wd[k], B->a[3 + 3 * i + k] = ad[k] + wwd[k];
-  }
-}
-
-void crd_ties_ex_begin(crd_ties *t, const crd_problem *pb, const double *mlump, const double *plump, double s,
-                       const double *Fi, const double *Fe, double time, int resume)
-{
-  for (int b = 0; t && b < t->nb; ++b) {
-    tie_body *B = &t->b[b];
-    double m = B->Mb[0], S[3], J[9], E[9];
-    for (int k = 0; k < 3; ++k) S[k] = B->Mb[1 + k];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) E[3 * i + j] = B->Mb[4 * (1 + i) + 1 + j];
-    double trE = E[0] + E[4] + E[8];
-    for (int i = 0; i < 9; ++i) J[i] = -E[i];
-    for (int i = 0; i < 3; ++i) J[4 * i] += trE; /* J = tr(E) I - E */
-    for (int a = 0; a < B->nt; ++a) {
-      int n = B->node[a];
-      const double *c = B->c + 3 * a, *e = B->e + 3 * a;
-      double ma = mlump[n], pa = s * plump[n], cc = crd_dot3(c, c), ee = crd_dot3(e, e);
-      m += ma;
-      for (int i = 0; i < 3; ++i) {
-        S[i] += ma * c[i];
-        for (int j = 0; j < 3; ++j)
-          J[3 * i + j] += ma * ((i == j ? cc : 0.0) - c[i] * c[j]) + pa * ((i == j ? ee : 0.0) - e[i] * e[j]);
-      }
-    }
-    double rg[3] = {S[0] / m, S[1] / m, S[2] / m};
-    crd_rb_mass6(m, J, rg, NULL, B->M6);
-    if (resume) continue;
-    double R[9], w[3] = {0, 0, 0}, c[3], Wb[6];
-    rotmat(B->q, R);
-    for (int i = 0; i < 3; ++i) {
-      crd_cross3(B->q + 3 + 3 * i, B->v + 3 + 3 * i, c);
-      for (int k = 0; k < 3; ++k) w[k] += 0.5 * c[k];
-    }
-    mat_t_vec(R, w, B->chi);
-    mat_t_vec(R, B->v, B->chi + 3);
-    if (B->fixed) B->chi[3] = B->chi[4] = B->chi[5] = 0.0;
-    crd_rb_mat6_vec(B->M6, B->chi, B->P);
-    ex_wrench(t, B, pb, Fi, Fe, time, Wb, B->Fl);
-    crd_rb_ne_dP(B->M6, B->chi, Wb, B->fixed, B->dP);
-    double dchi[6];
-    ex_velocity(B, B->dP, dchi);
-    ex_rates(B, B->chi, dchi);
-  }
-}
-
-void crd_ties_ex_move(crd_ties *t, crd_problem *pb, double h)
-{
-  const crd_model *m = t ? t->m : NULL;
-  for (int b = 0; t && b < t->nb; ++b) {
-    tie_body *B = &t->b[b];
-    memcpy(B->q0, B->q, sizeof B->q);
-    memcpy(B->v0, B->v, sizeof B->v);
-    memcpy(B->a0, B->a, sizeof B->a);
-    for (int k = 0; k < 6; ++k) B->P[k] += 0.5 * h * B->dP[k];
-    ex_velocity(B, B->P, B->chi);
-    double R[9], th[3], hth[3], vw[3], vm[3], d[3];
-    rotmat(B->q, R);
-    mat_vec(R, B->chi, th);
-    mat_vec(R, B->chi + 3, vw);
-    for (int k = 0; k < 3; ++k) th[k] *= h, hth[k] = 0.5 * th[k];
-    rot_apply(hth, vw, vm);
-    for (int k = 0; k < 3; ++k) B->q[k] += h * vm[k];
-    for (int i = 0; i < 3; ++i) {
-      rot_apply(th, B->q + 3 + 3 * i, d);
-      memcpy(B->q + 3 + 3 * i, d, sizeof d);
-    }
-    memcpy(B->th, th, sizeof th); /* for the work of the moments */
-    for (int a = 0; a < B->nt; ++a) {
-      int n = B->node[a];
-      double x[3], p[3];
-      tied_pose(B, B->q, a, x, p);
-      for (int k = 0; k < 3; ++k) pb->d[3 * n + k] = x[k] - m->x[3 * n + k], pb->p[3 * n + k] = p[k];
-    }
-  }
-}
-
-void crd_ties_ex_finish(crd_ties *t, const crd_problem *pb, const double *Fi, const double *Fe, double time,
-                        double h, double *v, double *a, double *w, double *wa)
-{
-  for (int b = 0; t && b < t->nb; ++b) {
-    tie_body *B = &t->b[b];
-    double Wb[6], Fl[6], th[3], P1[6], dP[6], chi[6];
-    memcpy(th, B->th, sizeof th);
-    ex_wrench(t, B, pb, Fi, Fe, time, Wb, Fl);
-    memcpy(chi, B->chi, sizeof chi);
-    for (int it = 0; it < 6; ++it) { /* chi_1 = M^-1 (P_1/2 + h/2 P'(chi_1)) */
-      crd_rb_ne_dP(B->M6, chi, Wb, B->fixed, dP);
-      for (int k = 0; k < 6; ++k) P1[k] = B->P[k] + 0.5 * h * dP[k];
-      ex_velocity(B, P1, chi);
-    }
-    crd_rb_ne_dP(B->M6, chi, Wb, B->fixed, dP);
-    for (int k = 0; k < 6; ++k) B->P[k] += 0.5 * h * dP[k];
-    ex_velocity(B, B->P, B->chi);
-    memcpy(B->dP, dP, sizeof dP);
-    /* work of the body's loads: trapezoidal in the force and moment */
-    B->dW = 0.0;
-    for (int k = 0; k < 3; ++k)
-      B->dW += 0.5 * (B->Fl[k] + Fl[k]) * (B->q[k] - B->q0[k]) + 0.5 * (B->Fl[3 + k] + Fl[3 + k]) * th[k];
-    memcpy(B->Fl, Fl, sizeof Fl);
-    double dchi[6];
-    ex_velocity(B, dP, dchi);
-    ex_rates(B, B->chi, dchi);
-    /* the reaction: the shell's pull on the body = total wrench minus the loads */
-    double R[9], Ww[3], Mw[3];
-    rotmat(B->q, R);
-    mat_vec(R, Wb + 3, Ww);
-    mat_vec(R, Wb, Mw);
-    for (int k = 0; k < 3; ++k) B->react[k] = Ww[k] - Fl[k], B->react[3 + k] = Mw[k] - Fl[3 + k];
-  }
-  crd_ties_node_rates(t, pb, v, a, w, wa);
 }
