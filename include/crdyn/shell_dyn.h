@@ -471,6 +471,10 @@ CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const d
     mm += m[r] * m[r];
     dd += dz[r] * dz[r];
   }
+  /* Nothing to add where the gate is shut (in every lane): E is left as
+   * it is, as the zero factors below would leave it (E comes in as zeros
+   * on both element paths, so the signs of its zeros are the same). */
+  if (!CRD_ANY_GE(mm, CRD_EFIX_KAPPA * dd)) return;
   double inv = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, 1.0 / mm, 0.0);
   inv = CRD_SEL_LT(0.0, mm, inv, 0.0);
   double ccd = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, cc, 0.0);
