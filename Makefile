@@ -269,6 +269,13 @@ FUZZ_DIR  := build-fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -Wall -Wextra -fopenmp $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_OBJ  := $(patsubst src/host/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC))
+# the generic range bodies (elem_batch.cpp; elem_isa.c is built here without
+# the v3/v4 variants): C++ without its runtime, UBSan's C++ type checks off
+# as in the SAN build
+FUZZ_CXX  ?= clang++
+FUZZ_CXXFLAGS := -O1 -g -std=c++17 -Wall -Wextra -fno-exceptions -fno-rtti -fopenmp $(FUZZ_SAN) \
+  -fno-sanitize=function,vptr -fsanitize=fuzzer-no-link
+FUZZ_OBJ  += $(FUZZ_DIR)/obj/elem_batch.o
 ifeq ($(OPENCL),1)
   FUZZ_OBJ += $(FUZZ_DIR)/obj/crd_cl_source.o   # the embedded OpenCL program the backend links
 endif
@@ -283,6 +290,9 @@ FUZZ_SEEDS_gmsh := fuzz/msh
 
 $(FUZZ_DIR)/obj/%.o: src/host/%.c $(HEADERS) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/elem_batch.o: src/host/elem_batch.cpp $(HEADERS) | $(FUZZ_DIR)/obj
+	$(FUZZ_CXX) $(CPPFLAGS) $(FUZZ_CXXFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/obj/crd_cl_source.o: $(BUILD)/gen/crd_cl_source.c | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@

@@ -30,28 +30,30 @@ struct fd {
   fd &operator*=(fd o) { v *= o.v; ++n_mul; return *this; }
   fd &operator/=(fd o) { v /= o.v; ++n_div; return *this; }
 };
-static inline fd operator+(fd a, fd b) { ++n_add; return fd(a.v + b.v); }
-static inline fd operator-(fd a, fd b) { ++n_add; return fd(a.v - b.v); }
-static inline fd operator*(fd a, fd b) { ++n_mul; return fd(a.v * b.v); }
-static inline fd operator/(fd a, fd b) { ++n_div; return fd(a.v / b.v); }
-static inline fd operator-(fd a) { return fd(-a.v); }
-static inline fd operator+(fd a) { return a; }
-static inline bool operator<(fd a, fd b) { return a.v < b.v; }
-static inline bool operator>(fd a, fd b) { return a.v > b.v; }
-static inline bool operator<=(fd a, fd b) { return a.v <= b.v; }
-static inline bool operator>=(fd a, fd b) { return a.v >= b.v; }
-static inline bool operator==(fd a, fd b) { return a.v == b.v; }
-static inline bool operator!=(fd a, fd b) { return a.v != b.v; }
-static inline fd sqrt(fd a) { ++n_sqrt; return fd(::sqrt(a.v)); }
-static inline fd fabs(fd a) { return fd(::fabs(a.v)); }
-static inline fd fmax(fd a, fd b) { return fd(::fmax(a.v, b.v)); }
-static inline fd fmin(fd a, fd b) { return fd(::fmin(a.v, b.v)); }
-static inline fd asin(fd a) { ++n_trans; return fd(::asin(a.v)); }
-static inline fd acos(fd a) { ++n_trans; return fd(::acos(a.v)); }
-static inline fd atan2(fd a, fd b) { ++n_trans; return fd(::atan2(a.v, b.v)); }
-static inline fd sin(fd a) { ++n_trans; return fd(::sin(a.v)); }
-static inline fd cos(fd a) { ++n_trans; return fd(::cos(a.v)); }
-static inline bool isfinite(fd a) { return ::isfinite(a.v); }
+/* the counting type's whole interface: not every kernel uses every function */
+#define FD_FN static inline __attribute__((unused))
+FD_FN fd operator+(fd a, fd b) { ++n_add; return fd(a.v + b.v); }
+FD_FN fd operator-(fd a, fd b) { ++n_add; return fd(a.v - b.v); }
+FD_FN fd operator*(fd a, fd b) { ++n_mul; return fd(a.v * b.v); }
+FD_FN fd operator/(fd a, fd b) { ++n_div; return fd(a.v / b.v); }
+FD_FN fd operator-(fd a) { return fd(-a.v); }
+FD_FN fd operator+(fd a) { return a; }
+FD_FN bool operator<(fd a, fd b) { return a.v < b.v; }
+FD_FN bool operator>(fd a, fd b) { return a.v > b.v; }
+FD_FN bool operator<=(fd a, fd b) { return a.v <= b.v; }
+FD_FN bool operator>=(fd a, fd b) { return a.v >= b.v; }
+FD_FN bool operator==(fd a, fd b) { return a.v == b.v; }
+FD_FN bool operator!=(fd a, fd b) { return a.v != b.v; }
+FD_FN fd sqrt(fd a) { ++n_sqrt; return fd(::sqrt(a.v)); }
+FD_FN fd fabs(fd a) { return fd(::fabs(a.v)); }
+FD_FN fd fmax(fd a, fd b) { return fd(::fmax(a.v, b.v)); }
+FD_FN fd fmin(fd a, fd b) { return fd(::fmin(a.v, b.v)); }
+FD_FN fd asin(fd a) { ++n_trans; return fd(::asin(a.v)); }
+FD_FN fd acos(fd a) { ++n_trans; return fd(::acos(a.v)); }
+FD_FN fd atan2(fd a, fd b) { ++n_trans; return fd(::atan2(a.v, b.v)); }
+FD_FN fd sin(fd a) { ++n_trans; return fd(::sin(a.v)); }
+FD_FN fd cos(fd a) { ++n_trans; return fd(::cos(a.v)); }
+FD_FN bool isfinite(fd a) { return ::isfinite(a.v); }
 
 #define double fd
 #include "crdyn/shell_dyn.h"

@@ -493,7 +493,7 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
       have_dx = 1; /* with the factor at hand: the increment of modified Newton */
     }
     if (it >= st->max_iterations) {
-      int kmax = 0, slot;
+      int kmax = 0, slot = 0;
       for (int i = 1; i < n; ++i)
         if (fabs(w->R[i]) > fabs(w->R[kmax])) kmax = i;
       int node = n > 0 ? crd_problem_eq_node(pb, kmax, &slot) : -1;
