@@ -1,6 +1,7 @@
-# crdyn: one entry point.  make | make test | make check-deps | make info | make clean
+# crdyn: one entry point.  make | make test | make cases | make check-deps | make info | make clean
 # The CPU build needs cJSON, CHOLMOD (SuiteSparse), METIS, OpenBLAS and ARPACK;
-# the tests and `crdyn plot` need python3 with matplotlib.  The OpenCL backend
+# the tests and `crdyn plot` need python3 with matplotlib (and jsonschema: the
+# case-file schema test, tests/cli/schema.sh).  The OpenCL backend
 # (docs/opencl.md) is built when the OpenCL headers and ICD loader are found
 # (OPENCL=0 leaves it out, OPENCL=1 requires it); its tests run on PoCL.
 # 'make deps' installs them on Debian (as root); every build checks first and
@@ -142,9 +143,10 @@ ifeq ($(CUDA),1)
   LIB_OBJ += $(patsubst src/kernels/%.cu,$(BUILD)/obj/%.cu.o,$(CU_SRC))
 endif
 
-DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib g++
+DEB_PKGS := libcjson-dev libsuitesparse-dev libmetis-dev libopenblas-dev libarpack2-dev python3-matplotlib python3-jsonschema g++
 DEP_FILES := /usr/include/cjson/cJSON.h /usr/include/suitesparse/cholmod.h /usr/include/metis.h /usr/include/arpack/arpack.h \
-             /usr/lib/python3/dist-packages/matplotlib/__init__.py /usr/bin/g++
+             /usr/lib/python3/dist-packages/matplotlib/__init__.py /usr/lib/python3/dist-packages/jsonschema/__init__.py \
+             /usr/bin/g++
 # OpenCL backend and its tests (PoCL: OpenCL on the CPU); OPENCL=0 skips them
 ifneq ($(OPENCL),0)
   DEB_PKGS += opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libclblast-dev
@@ -153,7 +155,7 @@ ifneq ($(OPENCL),0)
 endif
 
 .PHONY: gpu-bundle gpu-check
-.PHONY: all test deps check-deps check-tools info clean validate bench bench-tools bench-smoke valgrind fuzz fuzz-build
+.PHONY: all test deps check-deps check-tools info clean validate bench bench-tools bench-smoke valgrind fuzz fuzz-build cases
 all: check-deps $(BUILD)/crdyn
 
 # SAN=1, make fuzz and make valgrind also need clang, its runtimes and
@@ -241,6 +243,13 @@ ifeq ($(SAN),1)
 else
 	@sh tests/run.sh $(BUILD)
 endif
+
+# ------------------------------------------------ every shipped case
+# make cases: each cases/*.json runs as shipped (no case shortened) into a
+# temporary folder and must exit 0 with summary.json "status": "complete"
+# (tools/run_cases.sh; CASE_TIMEOUT=seconds per case, default 600).
+cases: all
+	@sh tools/run_cases.sh $(BUILD)/crdyn
 
 # ------------------------------------------------ valgrind (memcheck)
 # A small static and a small dynamic case under memcheck; any error or

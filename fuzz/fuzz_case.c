@@ -7,7 +7,7 @@
  * The loader must never crash, exit, leak or accept a model that breaks its
  * own invariants (checked below); a rejected case must carry a message.
  *
- * Harness-side caps (not loader limits; see README "Sanitizers, valgrind,
+ * Harness-side caps (not loader limits; see docs/development.md "Sanitizers, valgrind,
  * fuzzing"): inputs over FUZZ_MAX_INPUT bytes, generated meshes over
  * FUZZ_MAX_GEN nodes and "file" names that leave the seed folder are skipped,
  * so the fuzzer spends its time on parsing rather than on building large

@@ -329,7 +329,7 @@ def report(a, res):
          "## Element flop counts", "",
          "Counted by profiling/src/flopcount.cpp: the element headers compiled as C++ with `double` replaced by a "
          "counting type (+ - * / sqrt one flop each, a multiply-add two), on a plate element of the bench "
-         "meshes. perf has no hardware counters in this VM (TOOLCHAIN.md 6), so this is the method.", "",
+         "meshes. perf has no hardware counters in this VM (docs/performance.md), so this is the method.", "",
          "| kernel | flops/element |", "|---|---|",
          "| static tangent + force (`crd_q4_global`, K) | %d |" % fl["tangent"]["flops"],
          "| internal force only (`crd_q4_global`, explicit) | %d |" % fl["force"]["flops"],

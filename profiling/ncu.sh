@@ -8,7 +8,7 @@
 #   usage: sh profiling/ncu.sh CASE [OUT] [crdyn options...]
 #   e.g.   sh profiling/ncu.sh tests/opencl/strip_implicit.json build/ncu --deterministic
 # KERNELS: a regex of kernel names (default all crd_cu_k_*), NCU_COUNT launches per kernel (default 3).
-# ncu is not installed on the build machine (TOOLCHAIN.md 4): run it where it is.
+# ncu is not installed on the build machine (docs/performance.md): run it where it is.
 CASE=${1:?usage: ncu.sh CASE [OUT] [crdyn options]}
 OUTD=${2:-build/ncu}
 [ $# -ge 2 ] && shift 2 || shift 1

@@ -9,7 +9,7 @@
 #   usage: sh profiling/nsys.sh CASE [OUT] [crdyn options...]
 #   e.g.   sh profiling/nsys.sh tests/opencl/flying_plate_short.json build/nsys --solver cusolver
 # CRDYN: the binary (default build/gpu-bundle/crdyn, else build/crdyn).
-# nsys is not installed on the build machine (TOOLCHAIN.md 4): run it where it is.
+# nsys is not installed on the build machine (docs/performance.md): run it where it is.
 CASE=${1:?usage: nsys.sh CASE [OUT] [crdyn options]}
 OUTD=${2:-build/nsys}
 [ $# -ge 2 ] && shift 2 || shift 1

@@ -1,4 +1,4 @@
-/* t100-case: the case loader (CASE_FORMAT.md): good cases load with the
+/* t100-case: the case loader (docs/case_format.md): good cases load with the
  * documented defaults; bad input fails with CRD_ERR_INPUT and a message that
  * names the problem, the file and the JSON path.  Cases are written with
  * single quotes (J() turns them into double quotes). */

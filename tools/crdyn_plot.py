@@ -1,13 +1,32 @@
 #!/usr/bin/env python3
-"""Plots of a crdyn history.csv, as PNG files for a person to look at.
+"""Plots of a crdyn run's output, as PNG files for a person to look at.
 
     python3 tools/crdyn_plot.py OUTDIR_OR_HISTORY_CSV [--out DIR] [--title T]
 
 OUTDIR_OR_HISTORY_CSV is a run's output folder (its history.csv is read; if
 it holds only history.csv.part, the file of a run that is still going or did
-not finish, that is read with a note) or the path of a history file.
-The PNGs go to --out DIR (created if needed; default: the folder of the
-history file):
+not finish, that is read with a note), the path of a history file, or the
+path of a modes.csv.  The kind of run is the "analysis" of the summary.json
+beside the file ("modal", "static", "dynamic"); without a summary.json, a
+modes.csv in the folder means modal, and a history whose time is 0 in every
+row static.  The PNGs go to --out DIR (created if needed; default: the
+folder of the history file):
+
+Modal runs (modes.csv: mode,eigenvalue,frequency):
+
+  modes.png     frequency against mode number, the rigid-body modes (written
+                with frequency 0) marked apart from the elastic ones
+
+Static runs (abscissa: load factor; no momentum plot, the momenta of a
+static run are zero):
+
+  probes.png    one panel per probe: ux, uy, uz against the load factor
+                (only if there are probes)
+  energy.png    strain energy and external work against the load factor
+                (only if one of them is nonzero somewhere)
+  newton.png    as below
+
+Dynamic runs:
 
   energy.png    kinetic, strain, external work and total against time, and
                 the relative drift of total, (total - total[ref]) / max|E|,
@@ -27,8 +46,20 @@ history file):
 Reference row: the first row from which external_work stays constant (to
 1e-12 of its largest magnitude) to the end, so that the drift measures what
 happens once the loading is over; if external work changes up to the last
-row, row 0.  The row used is printed.  In statics (time 0 in every row) the
-abscissa is load_factor instead of time.
+row, row 0.  The row used is printed.
+
+Stages: where the history has a last column "stage" (the dynamic stage
+number, from 1), a vertical line marks each start of a new stage on every
+plot, and the boundaries are printed.  Against time the line stands at the
+last row of the stage before (the time the new stage starts, where the
+history has a row every step); in newton.png, against the step, half way
+between that row's step and the next row's.  Histories without it are
+plotted as before.
+
+Each PNG carries a text chunk "Description" that lists what its panels
+show: the axes, and for each curve its number of points and the ranges of
+its abscissa and ordinate, and the vertical lines (tests/cli/plot.sh reads
+it).
 
 Prints one line per file written.  Input errors (missing or empty file, a
 header that does not start with the fixed crdyn columns, a value that is not
@@ -44,6 +75,7 @@ installs them (set CRDYN_PLOT_NO_REEXEC=1 to stop that).
 import argparse
 import csv
 import io
+import json
 import math
 import os
 import sys
@@ -54,6 +86,8 @@ FIXED = ["step", "time", "load_factor", "iterations", "residual", "kinetic", "st
          "external_work", "total", "Lx", "Ly", "Lz", "Jx", "Jy", "Jz"]
 PROBE_SUFFIXES = ["ux", "uy", "uz", "px", "py", "pz"]
 BODY_SUFFIXES = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]
+STAGE = "stage"
+MODES_HEADER = ["mode", "eigenvalue", "frequency"]
 DPI = 110
 WORK_TOL = 1e-12
 # Draw markers on the lines when a history has at most this many rows.
@@ -167,7 +201,9 @@ def read_history(path):
         raise InputError(
             f"{path}: line 1 is not a crdyn history header: column {k + 1} is '{got}', "
             f"expected '{FIXED[k]}' (a history header starts with {','.join(FIXED)})")
-    probes, bodies, unknown = classify(header[len(FIXED):])
+    # "stage", the dynamic stage number, is the last column where present
+    stage = len(header) - 1 if len(header) > len(FIXED) and header[-1] == STAGE else None
+    probes, bodies, unknown = classify(header[len(FIXED):stage])
     if unknown:
         note(f"{path}: ignoring column(s) that are neither probe nor rigid-body columns: "
              + ", ".join(unknown[:8]) + (" ..." if len(unknown) > 8 else ""))
@@ -188,7 +224,7 @@ def read_history(path):
             raise InputError(f"{path}: line {ln}, column '{header[bad]}': '{r[bad]}' is not a number")
     if not data:
         raise InputError(f"{path}: header only, no data rows")
-    return header, data, probes, bodies
+    return header, data, probes, bodies, stage
 
 
 def _is_float(v):
@@ -197,6 +233,76 @@ def _is_float(v):
         return True
     except ValueError:
         return False
+
+
+def read_summary(folder):
+    """The "analysis" ("modal", "static", "dynamic") and the "modal" object
+    of FOLDER/summary.json; (None, {}) where there is no readable one."""
+    path = os.path.join(folder, "summary.json")
+    if not os.path.isfile(path):
+        return None, {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            js = json.load(f)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        note(f"{path}: not readable as JSON ({e}); telling the kind of run from the files")
+        return None, {}
+    if not isinstance(js, dict):
+        return None, {}
+    kind = js.get("analysis")
+    if kind not in ("modal", "static", "dynamic"):
+        if kind is not None:
+            note(f"{path}: unknown analysis '{kind}'; telling the kind of run from the files")
+        kind = None
+    modal = js.get("modal") if isinstance(js.get("modal"), dict) else {}
+    return kind, modal
+
+
+def read_modes(path):
+    """modes.csv: [(mode, eigenvalue, frequency)] in file order."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}")
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise InputError(f"{path}: not a CSV text file ({e})")
+    if not rows or all(not r for r in rows):
+        raise InputError(f"{path}: empty file (no header line)")
+    header = [c.strip() for c in rows[0]]
+    if header != MODES_HEADER:
+        raise InputError(f"{path}: line 1 is not a crdyn modes header (expected {','.join(MODES_HEADER)}, "
+                         f"got {','.join(header)})")
+    modes = []
+    for ln, r in enumerate(rows[1:], start=2):
+        if not r:
+            continue
+        if len(r) != 3:
+            raise InputError(f"{path}: line {ln} has {len(r)} values, the header 3 columns")
+        try:
+            modes.append((int(r[0]), float(r[1]), float(r[2])))
+        except ValueError:
+            raise InputError(f"{path}: line {ln}: '{','.join(r)}' is not a mode number and two numbers")
+    if not modes:
+        raise InputError(f"{path}: header only, no modes")
+    return modes
+
+
+def detect(arg):
+    """What to plot for ARG: ("modal", modes.csv path, summary's modal
+    object) or (kind, history path, {}) with kind "static", "dynamic" or
+    None (not known: decided from the history's time column)."""
+    if os.path.isfile(arg) and os.path.basename(arg) == "modes.csv":
+        _, modal = read_summary(os.path.dirname(arg) or ".")
+        return "modal", arg, modal
+    folder = arg if os.path.isdir(arg) else (os.path.dirname(arg) or ".")
+    kind, modal = read_summary(folder) if os.path.isdir(folder) else (None, {})
+    modes = os.path.join(folder, "modes.csv")
+    if kind == "modal" or (kind is None and os.path.isfile(modes)):
+        if not os.path.isfile(modes):
+            raise InputError(f"{folder}: summary.json says a modal run, but there is no modes.csv")
+        return "modal", modes, modal
+    return kind, locate(arg), {}
 
 
 # ---------------------------------------------------------------------------
@@ -250,15 +356,102 @@ def style(plt):
     })
 
 
+def describe(np, fig, xlabel):
+    """The text of the PNG's "Description" chunk: per visible panel its
+    title and axis labels, per labelled curve its number of points and the
+    ranges of x and y, and every vertical marker line (gid "vline") with
+    its x.  Read from the drawn artists, so it says what the figure shows."""
+    out = []
+    for k, ax in enumerate(a for a in fig.axes if a.get_visible()):
+        out.append(f"panel {k + 1}: '{ax.get_title()}'; x: {ax.get_xlabel() or xlabel}; "
+                   f"y: {ax.get_ylabel()}")
+        for ln in ax.get_lines():
+            gid = ln.get_gid() or ""
+            if gid.startswith("vline:"):
+                out.append(f"  vertical line '{gid[6:]}' at x = {float(ln.get_xdata()[0]):.10g}")
+                continue
+            lab = ln.get_label()
+            if lab.startswith("_"):
+                continue
+            x = np.asarray(ln.get_xdata(), dtype=float)
+            y = np.asarray(ln.get_ydata(), dtype=float)
+            fin = np.isfinite(x) & np.isfinite(y)
+            if fin.any():
+                out.append(f"  curve '{lab}': {x.size} points, x {x[fin].min():.10g} .. {x[fin].max():.10g}, "
+                           f"y {y[fin].min():.10g} .. {y[fin].max():.10g}")
+            else:
+                out.append(f"  curve '{lab}': {x.size} points, none finite")
+    return "\n".join(out)
+
+
+def png_bytes(plt, np, fig, xlabel=""):
+    desc = describe(np, fig, xlabel)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Description": desc})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def vline(ax, x, label, what=None, **kw):
+    """A vertical marker line (legend LABEL, "_..." for none) that describe()
+    lists as WHAT (default: the label; gid "vline:WHAT")."""
+    ln = ax.axvline(x, label=label, **kw)
+    ln.set_gid("vline:" + (what or label.lstrip("_")))
+    return ln
+
+
+def modes_figure(plt, np, modes, title, nrigid_summary=None):
+    """modes.png: frequency against mode number, rigid-body modes (frequency
+    0, as modal.c writes them) marked apart."""
+    num = np.array([m[0] for m in modes], dtype=float)
+    f = np.array([m[2] for m in modes], dtype=float)
+    rigid = f == 0.0
+    nr = int(rigid.sum())
+    if nrigid_summary is not None and nrigid_summary != nr:
+        note(f"summary.json counts {nrigid_summary} rigid-body mode(s), modes.csv {nr} with frequency 0")
+    fig, ax = plt.subplots(1, 1, figsize=(9.0, 5.5), squeeze=True)
+    what = "natural frequencies"
+    fig.suptitle(f"{title}: {what}" if title else what, fontsize=12)
+    mk = {"markersize": 6} if len(modes) <= MARKER_ROWS else {"markersize": 3}
+    if (~rigid).any():
+        ax.plot(num[~rigid], f[~rigid], "o-", color="C0", label="elastic modes", **mk)
+        if (~rigid).sum() <= 20:
+            for x, y in zip(num[~rigid], f[~rigid]):
+                ax.annotate(f"{y:.4g}", (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
+    if nr:
+        ax.plot(num[rigid], f[rigid], "s", color="C3", linestyle="none",
+                label=f"rigid-body modes ({nr}, frequency 0)", **mk)
+    el = f[~rigid]
+    ax.set_title(f"{len(modes)} modes, {nr} rigid-body"
+                 + (f"; elastic {el.min():.6g} .. {el.max():.6g}" if el.size else "; no elastic mode"))
+    ax.set_xlabel("mode number")
+    ax.set_ylabel("frequency (cycles per unit time)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    fin = f[np.isfinite(f)]
+    if fin.size and fin.max() > 0:  # room under 0 for the rigid-body markers
+        ax.set_ylim(bottom=min(float(fin.min()), 0.0) - 0.04 * float(fin.max()))
+    ax.legend(loc="best")
+    fig.tight_layout()
+    return png_bytes(plt, np, fig, "mode number")
+
+
 class Plotter:
-    def __init__(self, plt, np, header, data, title, path):
+    def __init__(self, plt, np, header, data, title, path, kind=None, stage=None):
         self.plt, self.np = plt, np
         self.col = {h: j for j, h in enumerate(header)}
         self.a = np.array(data, dtype=float)
         self.n = self.a.shape[0]
         self.title = title
         t, lf = self.v("time"), self.v("load_factor")
-        self.statics = bool(np.all(t == 0.0))
+        self.statics = kind == "static" if kind in ("static", "dynamic") else bool(np.all(t == 0.0))
+        # Stage boundaries: the rows i where the stage number changes (from
+        # one >= 1); stage s[i] starts at time[i - 1].
+        self.stage_rows = []
+        if stage is not None:
+            s = self.a[:, stage]
+            self.stage_rows = [i for i in range(1, self.n)
+                               if s[i] != s[i - 1] and s[i - 1] >= 1 and np.isfinite(s[i])]
+        self.stage = self.a[:, stage] if stage is not None else None
         if not self.statics:
             self.x, self.xlabel = t, "time"
         elif np.isfinite(lf).any() and np.ptp(lf[np.isfinite(lf)]) > 0:
@@ -282,17 +475,58 @@ class Plotter:
 
     def mark_ref(self, ax):
         if self.ref > 0:
-            ax.axvline(self.x[self.ref], color="0.4", linestyle="--", linewidth=1.0,
-                       label=f"reference (row {self.ref})")
+            vline(ax, self.x[self.ref], f"reference (row {self.ref})",
+                  color="0.4", linestyle="--", linewidth=1.0)
 
-    def finish(self, fig, axes, xlabel=None):
+    def stage_starts(self, by_step=False):
+        """[(x, stage number)] of the stage boundaries: against time (or
+        load factor) the first time of the new stage; against the step,
+        half way between the last step of one stage and the first of the next."""
+        out = []
+        for i in self.stage_rows:
+            if by_step:
+                st = self.v("step")
+                out.append((0.5 * (st[i - 1] + st[i]), int(self.stage[i])))
+            else:
+                out.append((self.x[i - 1], int(self.stage[i])))
+        return out
+
+    def mark_stages(self, axes, by_step=False):
+        starts = self.stage_starts(by_step)
+        if not starts:
+            return
+        for r, row in enumerate(axes):
+            for ax in row:
+                if not ax.get_visible():
+                    continue
+                for j, (x, sn) in enumerate(starts):
+                    vline(ax, x, "stage boundary" if j == 0 else "_stage boundary", f"stage {sn} starts",
+                          color="C7", linestyle=":", linewidth=1.2)
+                    if r == 0:
+                        ax.text(x, 1.0, f" stage {sn}", transform=ax.get_xaxis_transform(),
+                                fontsize=8, color="0.3", va="top", ha="left")
+
+    def finish(self, fig, axes, xlabel=None, by_step=False):
+        self.mark_stages(axes, by_step)
+        for row in axes:
+            for ax in row:
+                if ax.get_visible() and ax.get_legend() is not None:
+                    ax.legend(loc="best")  # again, so that the stage boundary is listed
         for ax in axes[-1]:
             ax.set_xlabel(xlabel or self.xlabel)
         fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=DPI)
-        self.plt.close(fig)
-        return buf.getvalue()
+        return png_bytes(self.plt, self.np, fig, xlabel or self.xlabel)
+
+    def energy_static(self):
+        """Statics: strain energy and external work against the load factor
+        (no kinetic energy, no conservation to show)."""
+        fig, ax = self.figure(1, 1, "energy", h=5.5)
+        for name, label in (("strain", "strain energy"), ("external_work", "external work")):
+            ax[0, 0].plot(self.x, self.v(name), label=label, **self.mk)
+        ax[0, 0].set_ylabel("energy")
+        ax[0, 0].set_title("strain energy and external work (statics: no kinetic energy)")
+        ax[0, 0].legend(loc="best")
+        return self.finish(fig, ax)
 
     def energy(self):
         fig, ax = self.figure(2, 1, "energy", h=7.5)
@@ -404,7 +638,7 @@ class Plotter:
         ax[1, 0].set_ylabel("residual")
         ax[1, 0].grid(True, which="major", alpha=0.35)
         ax[1, 0].grid(True, which="minor", alpha=0.12)
-        return self.finish(fig, ax, xlabel="step")
+        return self.finish(fig, ax, xlabel="step", by_step=True)
 
 
 # ---------------------------------------------------------------------------
@@ -431,50 +665,8 @@ def write_atomic(path, blob):
         raise
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="crdyn_plot.py",
-        description="Plot a crdyn history.csv (energy, momentum, probes, rigid bodies, "
-                    "Newton iterations) as PNG files.")
-    ap.add_argument("input", metavar="OUTDIR_OR_HISTORY_CSV",
-                    help="a crdyn output folder (its history.csv is read) or a history file")
-    ap.add_argument("--out", metavar="DIR",
-                    help="folder for the PNG files (default: the folder of the history file)")
-    ap.add_argument("--title", metavar="T",
-                    help="title over every figure (default: the name of the history's folder)")
-    args = ap.parse_args(argv)
-    matplotlib, plt, np = import_matplotlib()
-
-    try:
-        path = locate(args.input)
-        header, data, probes, bodies = read_history(path)
-    except InputError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
-
-    style(plt)
-    src_dir = os.path.dirname(os.path.abspath(path))
-    out = args.out if args.out is not None else (os.path.dirname(path) or ".")
-    title = args.title if args.title is not None else os.path.basename(src_dir)
-
-    p = Plotter(plt, np, header, data, title, path)
-    kind = "statics" if p.statics else "dynamics"
-    print(f"{path}: {p.n} rows, {len(probes)} probe(s), {len(bodies)} rigid body(ies), "
-          f"{kind}; abscissa: {p.xlabel}")
-    r = p.ref
-    where = f"step {p.v('step')[r]:.0f}, {p.xlabel} {p.x[r]:.6g}"
-    print(f"reference row for drift: {r} ({where}): {p.ref_why}")
-
-    figs = [("energy.png", p.energy), ("momentum.png", p.momentum)]
-    if probes:
-        figs.append(("probes.png", lambda: p.probes(probes)))
-    if bodies:
-        figs.append(("bodies.png", lambda: p.bodies(bodies)))
-    if np.any(np.nan_to_num(p.v("iterations")) != 0):
-        figs.append(("newton.png", p.newton))
-    # Draw everything first: an error while drawing leaves no file written.
-    blobs = [(name, fn()) for name, fn in figs]
-
+def write_all(blobs, out):
+    """Write the (name, PNG bytes) pairs to OUT; 0 or 1 (error printed)."""
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:
@@ -489,12 +681,91 @@ def main(argv=None):
             return 1
         print(f"wrote {dest}", flush=True)
     written = {name for name, _ in blobs}
-    stale = [n for n in ("probes.png", "bodies.png", "newton.png")
+    stale = [n for n in ("energy.png", "momentum.png", "probes.png", "bodies.png", "newton.png", "modes.png")
              if n not in written and os.path.exists(os.path.join(out, n))]
     for n in stale:
-        note(f"{os.path.join(out, n)} was not rewritten (nothing of that kind in this history); "
+        note(f"{os.path.join(out, n)} was not rewritten (nothing of that kind in this run); "
              "it is from an earlier plot")
     return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="crdyn_plot.py",
+        description="Plot a crdyn run as PNG files: a dynamic history (energy, momentum, probes, "
+                    "rigid bodies, Newton iterations), a static one (probes and energies against "
+                    "the load factor, Newton iterations) or a modal run's frequencies.")
+    ap.add_argument("input", metavar="OUTDIR_OR_HISTORY_CSV",
+                    help="a crdyn output folder (its history.csv, or modes.csv for a modal run, "
+                         "is read), a history file or a modes.csv")
+    ap.add_argument("--out", metavar="DIR",
+                    help="folder for the PNG files (default: the folder of the history file)")
+    ap.add_argument("--title", metavar="T",
+                    help="title over every figure (default: the name of the history's folder)")
+    args = ap.parse_args(argv)
+    matplotlib, plt, np = import_matplotlib()
+
+    try:
+        kind, path, modal = detect(args.input)
+        if kind == "modal":
+            modes = read_modes(path)
+        else:
+            header, data, probes, bodies, stage = read_history(path)
+    except InputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+
+    style(plt)
+    src_dir = os.path.dirname(os.path.abspath(path))
+    out = args.out if args.out is not None else (os.path.dirname(path) or ".")
+    title = args.title if args.title is not None else os.path.basename(src_dir)
+
+    if kind == "modal":
+        nr = sum(1 for m in modes if m[2] == 0.0)
+        el = [m[2] for m in modes if m[2] != 0.0]
+        print(f"{path}: modal, {len(modes)} modes, {nr} rigid-body (frequency 0)"
+              + (f", elastic frequencies {min(el):.6g} .. {max(el):.6g}" if el else ", no elastic mode")
+              + "; abscissa: mode number")
+        rs = modal.get("rigid_body_modes")
+        blobs = [("modes.png", modes_figure(plt, np, modes, title, rs if isinstance(rs, int) else None))]
+        return write_all(blobs, out)
+
+    p = Plotter(plt, np, header, data, title, path, kind, stage)
+    what = "statics" if p.statics else "dynamics"
+    print(f"{path}: {p.n} rows, {len(probes)} probe(s), {len(bodies)} rigid body(ies), "
+          f"{what}; abscissa: {p.xlabel}")
+    if p.stage_rows:
+        print("stage boundaries: " + ", ".join(f"stage {sn} from {p.xlabel} {x:.6g}"
+                                               for x, sn in p.stage_starts()))
+    iters = np.any(np.nan_to_num(p.v("iterations")) != 0)
+    if p.statics:
+        figs = []
+        if probes:
+            figs.append(("probes.png", lambda: p.probes(probes)))
+        else:
+            note("no probe columns in this history: no probes.png (output.probes in the case adds them)")
+        if nanmax_abs(np, p.v("strain")) > 0 or nanmax_abs(np, p.v("external_work")) > 0:
+            figs.append(("energy.png", p.energy_static))
+        if bodies:
+            figs.append(("bodies.png", lambda: p.bodies(bodies)))
+    else:
+        r = p.ref
+        where = f"step {p.v('step')[r]:.0f}, {p.xlabel} {p.x[r]:.6g}"
+        print(f"reference row for drift: {r} ({where}): {p.ref_why}")
+        figs = [("energy.png", p.energy), ("momentum.png", p.momentum)]
+        if probes:
+            figs.append(("probes.png", lambda: p.probes(probes)))
+        if bodies:
+            figs.append(("bodies.png", lambda: p.bodies(bodies)))
+    if iters:
+        figs.append(("newton.png", p.newton))
+    if not figs:
+        print(f"{PROG}: error: {path}: nothing to plot (a static history without probes, "
+              "with zero energies and no Newton iterations)", file=sys.stderr)
+        return 1
+    # Draw everything first: an error while drawing leaves no file written.
+    blobs = [(name, fn()) for name, fn in figs]
+    return write_all(blobs, out)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 /* crdyn: the backend seam: where element vectors and matrices are evaluated
- * and assembled (DESIGN.md §3).  The integrators ask the backend of the
+ * and assembled (docs/architecture.md §3).  The integrators ask the backend of the
  * problem (pb->be) for assembled results of the current state; they never
  * loop over elements themselves.
  *

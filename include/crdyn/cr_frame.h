@@ -1,6 +1,6 @@
 /* crdyn: the co-rotational frame of a quad and the map from the element's
- * global variables u_G to its local variables u_L (seed eqs 1-10, 45;
- * THEORY.md §3).
+ * global variables u_G to its local variables u_L (docs/theory.md §1 and §3,
+ * eqs 1-10 and 45).
  *
  * Frame (eqs 3-4): a = v13/|v13|, b = v24/|v24| (unit diagonals),
  *   e_x = (a-b)/|a-b|, e_y = (a+b)/|a+b|, e_z = e_x x e_y,   R = [e_x e_y e_z]^T.

@@ -1,6 +1,6 @@
 /* crdyn: prelude for code shared by the host (gcc), CUDA (nvcc) and OpenCL C.
  *
- * Rules of the shared subset (STYLE.md §3): no malloc, globals, function
+ * Rules of the shared subset (docs/architecture.md §4): no malloc, globals, function
  * pointers, recursion, VLAs, restrict, designated initializers or compound
  * literals; pure math on private fixed-size arrays. */
 #ifndef CRDYN_CRD_HD_H

@@ -1,4 +1,4 @@
-/* crdyn: vectorial rotational variables at a node (seed eqs 24-30).
+/* crdyn: vectorial rotational variables at a node (docs/theory.md §4, eqs 24-30).
  *
  * A unit normal p is parametrized by two of its components, the independent
  * pair (n, m), n < m; the third, l, follows from |p| = 1 with its sign kept:

@@ -1,6 +1,6 @@
 /* crdyn: quaternions and unit dual quaternions (poses in SE(3)), shared by
- * host and device (crd_hd.h rules).  seeds/dual_quaternion_vi.txt §2 names
- * the operations; its equations were lost, so the standard algebra is
+ * host and device (crd_hd.h rules).  Xu and Halse (arXiv:1611.00616, 2016,
+ * §2; docs/theory.md §7.2) name the operations; the standard algebra is
  * written out here.
  *
  * STORAGE: a quaternion is q[4] = (w, x, y, z); a dual quaternion is

@@ -7,7 +7,7 @@
  * the components (n, m) of w and wa (A1 has the identity in rows n, m), so
  * when the independent pair switches (problem.h) the new pair's velocity
  * and acceleration are read off the same vectors: nothing jumps
- * (THEORY.md §4).
+ * (docs/theory.md §4).
  *
  * Integrators (one stage each, state carried between stages):
  *   implicit.c  generalized-alpha, quasi energy-momentum (docs/dynamics.md)
@@ -15,6 +15,8 @@
  * dynamic.c runs the stages and the history; modal.c the eigen-analysis. */
 #ifndef CRDYN_DYNAMICS_H
 #define CRDYN_DYNAMICS_H
+
+#include <math.h>
 
 #include "crdyn/run.h"
 
@@ -85,7 +87,7 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy);
 void crd_dyn_signals_install(void);
 void crd_dyn_signals_restore(void);
 int crd_dyn_interrupted(void);
-/* Watchdogs (watchdog.c, README "Watchdogs").  An implicit step with no
+/* Watchdogs (watchdog.c, docs/dynamics.md §7).  An implicit step with no
  * external power (and no prescribed motion) whose total energy rises by
  * more than CRD_WATCH_ENERGY_RISE times the energy scale is refused and
  * cut: the scheme (rho_inf <= 1) must not gain energy, and its measured
@@ -117,11 +119,22 @@ void crd_dyn_test_nan(const crd_run *r, int step, double *Fext, int n);
  * for the energy watchdog. */
 void crd_dyn_test_energy(const crd_run *r, int step, crd_dyn *dy, const crd_problem *pb);
 
+/* Steps of size dt in a stage of `length` (the last one may be shorter by
+ * round-off), at most CRD_MAX_STAGE_STEPS (model.h): the loader refuses a
+ * given dt that needs more, the explicit stage an estimated one. */
+static inline int crd_stage_steps(double length, double dt) { return (int)ceil(length / dt - 1e-9); }
+
 /* One stage each; they advance dy->t to st->t_end, recording history rows. */
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);
 int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);
 /* The stable step of the explicit scheme from element eigenvalue bounds
- * (Irons: the largest element frequency bounds the mesh's). */
-double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale);
+ * (Irons: the largest element frequency bounds the mesh's), and the
+ * element that sets it (*elem, may be NULL; -1 for a model without one). */
+double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale, int *elem);
+/* Refuse a given explicit step above the stable estimate dt_stable, set by
+ * element `elem`: the message names the stage's dt key, both steps and the
+ * element with its nodes.  `where` says of which state the estimate is. */
+int crd_explicit_check_dt(const crd_problem *pb, int istage, double dt, double dt_stable, int elem,
+                          const char *where);
 
 #endif

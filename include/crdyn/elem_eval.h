@@ -1,4 +1,4 @@
-/* crdyn: one element's work as every backend does it (CRD_HD, DESIGN.md §4).
+/* crdyn: one element's work as every backend does it (CRD_HD, docs/architecture.md §4).
  *
  * These are the per-element bodies of the element loops: gather the
  * element's nodal values from the mesh arrays, call the element functions

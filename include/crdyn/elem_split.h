@@ -1,5 +1,5 @@
 /* crdyn: one element's work split over the work-items of a group (OpenCL)
- * or the threads of a block (CUDA): DESIGN.md §4.
+ * or the threads of a block (CUDA): docs/architecture.md §4.
  *
  * The same phases as the serial bodies of elem_eval.h (crd_elem_static,
  * crd_elem_mid), in the same arithmetic order, so the element values are

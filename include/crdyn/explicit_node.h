@@ -1,5 +1,5 @@
 /* crdyn: the per-node work of the explicit central-difference step
- * (explicit.c), as every backend does it (CRD_HD, DESIGN.md §4).
+ * (explicit.c), as every backend does it (CRD_HD, docs/architecture.md §4).
  *
  * The host loop (explicit.c) and the device-resident loops (the OpenCL
  * kernels of src/kernels/crd_explicit.cl; CUDA the same way) call these on

@@ -1,4 +1,4 @@
-/* crdyn: external loads on shells (CASE_FORMAT.md "loads").
+/* crdyn: external loads on shells (docs/case_format.md "loads").
  *   force:    a fixed (dead) force on each node of a set;
  *   moment:   a moment M on each node: its work rate is M . w with the
  *             normal's angular velocity w (p' = w x p), so the generalized

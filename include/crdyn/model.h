@@ -1,4 +1,4 @@
-/* crdyn: the model, as loaded and validated from a case file (CASE_FORMAT.md).
+/* crdyn: the model, as loaded and validated from a case file (docs/case_format.md).
  *
  * DATA LAYOUT: nodes are 0-based, x[3*i+k]; quads q[4*e+a] counter-clockwise
  * about the shell's positive normal.  Sets hold node and/or element lists
@@ -7,12 +7,13 @@
 #ifndef CRDYN_MODEL_H
 #define CRDYN_MODEL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #define CRD_NAME_MAX 64
 #define CRD_PATH_MAX 1024
 
-/* Support / fix bits (CASE_FORMAT "supports"). */
+/* Support / fix bits (docs/case_format.md "supports"). */
 enum { CRD_FIX_UX = 1, CRD_FIX_UY = 2, CRD_FIX_UZ = 4,
        CRD_FIX_PX = 8, CRD_FIX_PY = 16, CRD_FIX_PZ = 32, CRD_FIX_ALL = 63 };
 
@@ -110,13 +111,41 @@ typedef struct crd_probe {
 
 typedef struct crd_output {
   char dir[CRD_PATH_MAX];           /* default "out/<case file stem>" */
-  int history_every;                /* default 1 */
+  int history_every;                /* default 1 (0 when only history_dt is given) */
   int vtk_every;                    /* default 0 */
+  double history_dt, vtk_dt;        /* simulated time between rows, frames; 0: by step only */
   int nprobes;
   crd_probe *probes;
   int checkpoint_every_steps;       /* 0: none */
   double checkpoint_every_seconds;  /* 0: none */
 } crd_output;
+
+/* The most steps a dynamic stage may take (the step counters are int). */
+#define CRD_MAX_STAGE_STEPS 1073741824.0
+
+/* A multiple of `every` (> 0) lies in (t0, t1]: a step from t0 to t1
+ * passes an output time.  The multiples are counted with a margin of 1e-9
+ * of an interval, so that t1 = k every, reached by sums of steps, counts. */
+static inline int crd_output_time_passed(double every, double t0, double t1)
+{
+  return every > 0 && floor(t1 / every + 1e-9) > floor(t0 / every + 1e-9);
+}
+
+/* A history row is due at `step`, reached at time t1 from t0: every
+ * history_every steps, or where the step passes a multiple of history_dt. */
+static inline int crd_output_row_due(const crd_output *o, int step, double t0, double t1)
+{
+  return (o->history_every > 0 && step % o->history_every == 0) || crd_output_time_passed(o->history_dt, t0, t1);
+}
+
+/* The same for a VTU frame (vtk_every, vtk_dt). */
+static inline int crd_output_frame_due(const crd_output *o, int step, double t0, double t1)
+{
+  return (o->vtk_every > 0 && step % o->vtk_every == 0) || crd_output_time_passed(o->vtk_dt, t0, t1);
+}
+
+/* Frames are written at all (the frames folder and result.pvd exist). */
+static inline int crd_output_has_frames(const crd_output *o) { return o->vtk_every > 0 || o->vtk_dt > 0; }
 
 typedef struct crd_model {
   char case_path[CRD_PATH_MAX];     /* the file as given, for messages */

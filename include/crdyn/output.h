@@ -11,7 +11,7 @@ int crd_mkdir_p(const char *dir);
 /* Write text to path atomically (path.tmp then rename). */
 int crd_write_atomic(const char *path, const char *text);
 
-/* history.csv (CASE_FORMAT.md).  Rows go to history.csv.part while the run
+/* history.csv (docs/case_format.md).  Rows go to history.csv.part while the run
  * goes on (flushed each row, so a user can follow it); close(complete=1)
  * renames it to history.csv; close(complete=0) leaves the .part file. */
 typedef struct crd_history crd_history;

@@ -78,6 +78,21 @@ typedef struct crd_problem {
 } crd_problem;
 
 int crd_problem_create(const crd_model *m, int nthreads, crd_problem **pb);
+
+/* Threads for a pass of `items` independent pieces of work, each piece worth
+ * waking a thread for when there are at least `min_items` of them a thread:
+ * at most pb->nthreads, at least 1.  A pass too small for a second thread
+ * runs on the calling thread alone, so that no team waits at its barrier
+ * (on a loaded machine a waiting team costs more than the pass). */
+/* elements a thread in a plain per-element loop (results, stable step) */
+#define CRD_PASS_MIN_ELEMS 32
+
+static inline int crd_pass_threads(const crd_problem *pb, long items, long min_items)
+{
+  long nt = pb->nthreads > 0 ? pb->nthreads : 1, fit = min_items > 0 ? items / min_items : items;
+  if (fit < nt) nt = fit;
+  return nt > 1 ? (int)nt : 1;
+}
 void crd_problem_destroy(crd_problem **pb);
 
 /* Evaluate every element at the current state: f_int assembled into F (neq,

@@ -1,4 +1,4 @@
-/* crdyn: the rigid bodies of a model (CASE_FORMAT "rigid_bodies"): their
+/* crdyn: the rigid bodies of a model (docs/case_format.md "rigid_bodies"): their
  * mass about the reference point, state, loads and time steps with the
  * dual-quaternion variational integrator or Newton-Euler with RK4
  * (rigid_body.h has the mechanics).
@@ -52,7 +52,7 @@ void crd_rigid_wrench(const crd_rigid *rg, int ib, double t, const double *g, do
 void crd_rigid_measure(const crd_rigid *rg, double *K, double *L, double *J);
 /* Total external work on all bodies so far. */
 double crd_rigid_work(const crd_rigid *rg);
-/* The 13 history columns of body ib (CASE_FORMAT history.csv). */
+/* The 13 history columns of body ib (docs/case_format.md, history.csv). */
 void crd_rigid_columns(const crd_rigid *rg, int ib, double *cols);
 
 #endif

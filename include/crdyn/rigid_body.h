@@ -9,19 +9,20 @@
  * axes), the body momentum P = M chi = (angular momentum about Q, linear
  * momentum), body axes.  Matrices are row-major.
  *
- * MASS (seed rigid_body_equations §4.5.3, dual_quaternion_vi eq 4.4): the
+ * MASS (docs/theory.md §7.1; Xu and Halse 2016, eq 4.4): the
  * kinetic energy of the mass points Q + rho is
  *   T = 1/2 int |v + w x rho|^2 dm = 1/2 m v.v + m w.(r_g x v) + 1/2 w.J_Q w,
  * r_g the centre of mass from Q, so with S(a) b = a x b
  *   M = [[J_Q, m S(r_g)], [-m S(r_g), m I]] (+ added mass), symmetric.
  *
- * DQVI.  The pose g_k is a unit dual quaternion, the step's relative pose
+ * DQVI (Xu and Halse, arXiv:1611.00616, 2016; docs/theory.md §7.3).
+ * The pose g_k is a unit dual quaternion, the step's relative pose
  * f = g_k^+ (x) g_{k+1} (body frame of g_k).  The trapezoidal rule on the
  * velocity estimates 2 g^+ (x) g' at both ends of the step,
  * 2 (f - 1)/h and 2 (1 - f^+)/h, whose pure parts are both 2 y/h with
  * y = vec(f) = (vec f_a, vec f_b) in R^6, gives the discrete Lagrangian
  *   L_d = h T(2y/h) = (2/h) y.M y   (+ forcing, below),
- * and y parametrises f without constraint (seed eq 4.29):
+ * and y parametrises f without constraint (Xu and Halse 2016, eq 4.29):
  *   f_a = (sqrt(1 - |Phi|^2), Phi),  f_b = (-Phi.Psi / f_aw, Psi),  y = (Phi, Psi)
  * (f_a . f_b = 0 is the unit constraint).  Variations of the poses are
  * left-trivialised, dg = 1/2 g (x) zeta^; then
@@ -41,7 +42,7 @@
  * leaving L_d and so the motion unchanged.  A reference point held fixed
  * (spherical joint) keeps Psi = 0: only the rotation rows are solved.
  *
- * NEWTON-EULER (seed §4.5.3, with the material derivative): in body axes
+ * NEWTON-EULER (docs/theory.md §7.1, with the material derivative): in body axes
  *   d/dt P = ad*_chi P + W:  d/dt P_w = P_w x w + P_v x v + tau,
  *                            d/dt P_v = P_v x w + f,
  * with g' = 1/2 g (x) chi: q' = 1/2 q o w^, x_Q' = R v. */

@@ -8,6 +8,7 @@
 #include "crdyn/problem.h"
 
 typedef struct crd_run_opts {
+  const char *argv0;        /* how crdyn was started (for the printed restart command); NULL: "crdyn" */
   const char *case_path;
   const char *out_dir;      /* NULL: the case's output.dir */
   const char *backend;      /* NULL: the case's backend */
@@ -34,6 +35,7 @@ typedef struct crd_run {
   crd_history *hist;
   crd_pvd *pvd;
   int nframes;
+  int stage;                /* the dynamic stage being run, from 1 (1 outside dynamics): history.csv's last column */
   double *extra;            /* probe (and rigid body) columns of one history row */
   struct crd_ties *ties;    /* rigid bodies of a model with a mesh (tie.h), NULL: none */
   double wext_ties;         /* the bodies' work already in wext */
@@ -69,6 +71,8 @@ typedef struct crd_run {
   int test_sigkill_step;    /* CRDYN_TEST_SIGKILL_STEP: die (SIGKILL) after that step, a crash (tests) */
   int test_energy_step;     /* CRDYN_TEST_ENERGY_STEP: implicit steps gain energy from that step on (tests) */
   int test_nan_step;        /* CRDYN_TEST_NAN_STEP: a NaN external force from that step on (tests) */
+  int test_unstable_dt;     /* CRDYN_TEST_UNSTABLE_DT=1: an explicit dt above the stable estimate runs (tests of
+                               the energy watchdog) */
   const char *fail_status;  /* "failed" or "interrupted" for summary.json; NULL: running */
   struct {                  /* modal, for the summary */
     int nmodes, nrigid;
@@ -90,8 +94,28 @@ int crd_run_record(crd_run *r, int step, double time, double lf, int iters, doub
  * (the caller syncs it before a row with probes or a frame is due). */
 int crd_run_record_resident(crd_run *r, int step, double time, double kinetic, double strain, const double L[3],
                             const double J[3], int force, int on_host);
+/* Clear the output folder `dir` of the files an earlier run left there
+ * (run_folder.c lists them); a restart keeps the history, the checkpoint,
+ * result.pvd and the frames before index frames_kept.  Other files are
+ * never touched. */
+int crd_run_clear_folder(const char *dir, int restart, int frames_kept);
+
+/* The command that continues this run from its checkpoint, as the user
+ * would type it: the same binary, case, output folder and the options that
+ * shape the results (backend, device, solver, threads, determinism), each
+ * word quoted for a POSIX shell where it needs it.  Truncated to n. */
+void crd_run_restart_command(const crd_run *r, char *buf, size_t n);
+
 /* Progress line (stderr when a terminal, else stdout every few steps). */
 void crd_run_progress(crd_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* End a progress line that the terminal shows in place, before a message
+ * is printed (so that no message starts in the middle of it). */
+void crd_run_progress_break(void);
+
+/* crdyn check (check_plan.c): the model and, per step or stage, what a run
+ * would do (steps, rows, frames); refuses what a run would refuse before
+ * its first step (an explicit dt above the stable estimate). */
+int crd_check_print(const crd_run *r);
 
 /* Analyses */
 int crd_static_run(crd_run *r);

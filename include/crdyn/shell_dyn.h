@@ -1,5 +1,5 @@
-/* crdyn: the internal force of the quasi energy-momentum step (seed §1 and
- * eq 58, THEORY.md §6).
+/* crdyn: the internal force of the quasi energy-momentum step
+ * (docs/theory.md §6, eq 58).
  *
  * Over a step from state a (t_n) to state b (t_{n+1}), the balance is taken
  * at the generalized midpoint t_f = t_{n+1-alpha_f}.  The element's strain

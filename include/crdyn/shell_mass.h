@@ -1,4 +1,4 @@
-/* crdyn: inertia of the 4-node shell (seed eqs 20-50, THEORY.md §5).
+/* crdyn: inertia of the 4-node shell (docs/theory.md §5, eqs 20-50).
  *
  * A point of the shell is X = sum N_i (x_i + zeta h/2 p_i) (eq 20), so its
  * velocity is sum N_i (v_i + zeta h/2 w_i) with v_i = d_i' and w_i = p_i'

@@ -1,5 +1,5 @@
-/* crdyn: the 4-node shell in its co-rotational element frame (seed eqs 6-17,
- * THEORY.md §1-2).  Pure functions on private arrays, shared by all backends.
+/* crdyn: the 4-node shell in its co-rotational element frame (docs/theory.md
+ * §1-2, eqs 6-17).  Pure functions on private arrays, shared by all backends.
  *
  * DATA LAYOUT
  *   xl0[3*i+c]  initial local coordinates of node i (x, y, z; z != 0 when warped),
@@ -9,7 +9,7 @@
  *   f[20], k[20*20] row-major, symmetric.
  *   Natural coordinates of the nodes: (-1,-1) (1,-1) (1,1) (-1,1).
  *
- * Strains at a point, shallow shell (THEORY.md §2), engineering shear:
+ * Strains at a point, shallow shell (docs/theory.md §2), engineering shear:
  *   membrane  e = (u,x + z0,x w,x + w,x^2/2,  v,y + z0,y w,y + w,y^2/2,
  *                  u,y + v,x + z0,x w,y + z0,y w,x + w,x w,y)
  *   bending   chi = (dr_x,x, dr_y,y, dr_x,y + dr_y,x)       with dr = r - r0
@@ -200,7 +200,7 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
 }
 
 /* crd_q4_local_avg is cut into phases that a work-group can split
- * (DESIGN.md §4): crd_q4_avg_prepare (once per element), crd_q4_avg_gp
+ * (docs/architecture.md §4): crd_q4_avg_prepare (once per element), crd_q4_avg_gp
  * (one Gauss point: its operators and stress resultants, the loop body of
  * the serial code), then per entry crd_q4_f_entry and crd_q4_kt_entry,
  * which sum the four Gauss points' terms in the order 0, 1, 2, 3 starting
@@ -462,7 +462,7 @@ CRD_HD double crd_q4_kx_entry(const double *y, const double *n, const double *dw
 
 /* f (20) and k (20x20) in the element frame from strains that are the
  * weighted means of their values at two states q_a and q_b (the quasi
- * energy-momentum rule, THEORY.md §6): eps = (1-w) eps(q_a) + w eps(q_b),
+ * energy-momentum rule, docs/theory.md §6): eps = (1-w) eps(q_a) + w eps(q_b),
  * B and dB/dq likewise.  B is affine in q (eps is quadratic), so the mean
  * B is B(qbar) with qbar = (1-w) q_a + w q_b, and the mean strain is
  *   eps(qbar) + w(1-w)/2 Q(dq, dq),   dq = q_b - q_a,

@@ -1,5 +1,5 @@
 /* crdyn: rigid bodies in a shell model and the shell nodes tied to them
- * (CASE_FORMAT "rigid_bodies" with "tie"; docs/rigid_bodies.md, "Ties").
+ * (docs/case_format.md "rigid_bodies" with "tie"; docs/rigid_bodies.md, "Ties").
  *
  * In a model with a mesh, a body is a director triad: the reference point
  * phi and the body axes d_1, d_2, d_3 as world vectors, q = (phi, d_1, d_2,
@@ -108,7 +108,7 @@ void crd_ties_ex_finish(crd_ties *t, const crd_problem *pb, const double *Fi, co
 
 /* Kinetic energy, L and J (about the origin) of the bodies, added. */
 void crd_ties_measure(const crd_ties *t, double *K, double *L, double *J);
-/* History columns: 13 per body (CASE_FORMAT) then, for each body with a
+/* History columns: 13 per body (docs/case_format.md) then, for each body with a
  * tie, the force and moment (about its reference point) the tied shell
  * nodes exert on it: ncols_* say how many, names_* write them. */
 int crd_ties_ncols(const crd_ties *t);

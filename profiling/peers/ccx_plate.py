@@ -49,7 +49,8 @@ def write_deck(path, n, mode, dt, t_end, f_total, amp, print_every):
         out += ["*DYNAMIC, ALPHA=-0.05, DIRECT", "%.9g, %.9g" % (dt, t_end)]
     else:
         # no DIRECT: ccx takes its Courant increment (with DIRECT and a dt above
-        # it, ccx 2.20 selects 0 and loops: ../shared/peers.md)
+        # it, ccx 2.20 selects an increment of 0 and loops until its increment
+        # limit)
         out += ["*DYNAMIC, EXPLICIT", "%.9g, %.9g" % (dt, t_end)]
     out += ["*CLOAD, AMPLITUDE=PULSE", "LOADED, 3, %.12g" % (f_total / nn),
             "*NODE PRINT, NSET=TIP, FREQUENCY=%d" % print_every, "U", "*END STEP"]

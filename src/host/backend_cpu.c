@@ -51,7 +51,7 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   int bad = -1, badkind = 0, nch = (pb->ne + chunk - 1) / chunk;
   long long nb = 0;
   double t0 = crd_wtime();
-#pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+#pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
     int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
     int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
@@ -111,7 +111,7 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   int bad = -1, nch = (pb->ne + chunk - 1) / chunk;
   long long nb = 0;
   double t0 = crd_wtime();
-#pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+#pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
     int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
     int b = isa->mid_range(e0, e1, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,

@@ -1,4 +1,4 @@
-/* crdyn case loader (CASE_FORMAT.md, format 1): crd_case_load and friends.
+/* crdyn case loader (docs/case_format.md, format 1): crd_case_load and friends.
  *
  * The file is parsed with cJSON and walked once, section by section, in the
  * order the sections depend on each other: mesh (case_mesh.c), sets,
@@ -368,6 +368,9 @@ static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, d
   } else {
     CRD_CALL(crd_json_num(c, dt, kp, &s->dt));
     if (!(s->dt > 0)) return CASE_BAD(c, kp, "dt must be > 0 (got %g)", s->dt);
+    if ((s->t_end - t_prev) / s->dt > CRD_MAX_STAGE_STEPS)
+      return CASE_BAD(c, kp, "dt %g makes %.3g steps of the stage's %g s (at most %.0f)", s->dt,
+                      (s->t_end - t_prev) / s->dt, s->t_end - t_prev, CRD_MAX_STAGE_STEPS);
   }
   s->safety = 0.9, s->rho_inf = 1.0, s->tolerance = 1e-8, s->max_iterations = 20, s->mass_scaling = 1;
   s->monotone_energy = 1;
@@ -441,9 +444,27 @@ static int parse_analysis(const crd_case_ctx *c, const cJSON *it, crd_model *m)
   return 0;
 }
 
+/* history_dt and vtk_dt: rows and frames by simulated time, dynamic
+ * analyses only (a static or modal analysis has no time) */
+static int parse_output_dt(const crd_case_ctx *c, const cJSON *it, crd_model *m)
+{
+  static const char *const names[2] = {"history_dt", "vtk_dt"};
+  double *dst[2] = {&m->output.history_dt, &m->output.vtk_dt};
+  char kp[CRD_JP_MAX];
+  for (int k = 0; k < 2; ++k) {
+    if (!cJSON_GetObjectItemCaseSensitive(it, names[k])) continue;
+    CRD_CALL(get_positive(c, it, "$.output", names[k], 1, 0, dst[k]));
+    if (m->analysis.type != CRD_ANALYSIS_DYNAMIC)
+      return CASE_BAD(c, crd_jp_key(kp, "$.output", names[k]), "%s is a time interval: only dynamic analyses "
+                      "have a time (use %s)", names[k], k ? "vtk_every" : "history_every");
+  }
+  return 0;
+}
+
 static int parse_output(const crd_case_ctx *c, const cJSON *it, crd_model *m)
 {
-  static const char *const keys[] = {"dir", "history_every", "vtk_every", "probes", "checkpoint_every", NULL};
+  static const char *const keys[] = {"dir",       "history_every", "vtk_every", "history_dt", "vtk_dt",
+                                     "probes",    "checkpoint_every", NULL};
   static const char *const k_probe[] = {"name", "node", NULL};
   const char *jp = "$.output";
   char kp[CRD_JP_MAX], pp[CRD_JP_MAX], np_[CRD_JP_MAX];
@@ -451,8 +472,12 @@ static int parse_output(const crd_case_ctx *c, const cJSON *it, crd_model *m)
   const cJSON *v;
   CRD_CALL(crd_json_keys(c, it, jp, keys));
   CRD_CALL(crd_json_get_str(c, it, jp, "dir", 0, 1, o->dir, sizeof o->dir));
-  CRD_CALL(get_int_min(c, it, jp, "history_every", 1, &o->history_every));
   CRD_CALL(get_int_min(c, it, jp, "vtk_every", 0, &o->vtk_every));
+  CRD_CALL(parse_output_dt(c, it, m));
+  /* rows every step unless the case asks for them by step or by time */
+  o->history_every = 1;
+  CRD_CALL(get_int_min(c, it, jp, "history_every", 1, &o->history_every));
+  if (o->history_dt > 0 && !cJSON_GetObjectItemCaseSensitive(it, "history_every")) o->history_every = 0;
   if ((v = cJSON_GetObjectItemCaseSensitive(it, "probes"))) {
     const cJSON *p;
     int i = 0;

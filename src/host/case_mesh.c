@@ -1,4 +1,4 @@
-/* crdyn case loader: the mesh and the sets (CASE_FORMAT.md "mesh", "sets").
+/* crdyn case loader: the mesh and the sets (docs/case_format.md "mesh", "sets").
  *
  * Parts (inline, Gmsh file, generated) are concatenated; with several parts,
  * or when a part gives "merge_tolerance", nodes closer than the tolerance

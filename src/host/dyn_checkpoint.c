@@ -236,9 +236,11 @@ int crd_dyn_step_end(crd_run *r, crd_dyn *dy)
    * checkpoint must be cut off by the restart (tests) */
   if (r->test_sigkill_step > 0 && dy->step == r->test_sigkill_step) raise(SIGKILL);
   if (!due) return 0;
-  if (sig)
+  if (sig) {
+    char cmd[3 * CRD_PATH_MAX];
+    crd_run_restart_command(r, cmd, sizeof cmd);
     return CRD_ERR(CRD_ERR_INTERRUPTED, "interrupted (%s) at step %d (t = %.9g), checkpoint written to %s; "
-                   "continue with: crdyn run %s --restart %s", sig == SIGTERM ? "SIGTERM" : "SIGINT", dy->step,
-                   dy->t, r->ckpt_path, r->m->case_path, r->ckpt_path);
+                   "continue with: %s", sig == SIGTERM ? "SIGTERM" : "SIGINT", dy->step, dy->t, r->ckpt_path, cmd);
+  }
   return 0;
 }

@@ -43,6 +43,7 @@ int crd_dynamic_run(crd_run *r)
   crd_dyn_signals_install();
   for (int s = s0; s < an->nstages; ++s) {
     const crd_stage *st = &an->stages[s];
+    r->stage = s + 1;
     /* a resumed stage's rates are already the constrained ones of its last step */
     if (!(dy->cur.resume && s == dy->cur.stage)) crd_dyn_constrain(dy, pb);
     rc = st->integrator == CRD_INT_IMPLICIT ? crd_implicit_stage(r, dy, st, s) : crd_explicit_stage(r, dy, st, s);

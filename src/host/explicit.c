@@ -67,12 +67,11 @@ static double element_lambda_max(const double *K, const double *Mt, const double
   return lam;
 }
 
-double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale)
+/* The largest eigenvalue bound of element e at the current state. */
+static double element_lambda(const crd_dyn *dy, const crd_problem *pb, double rot_scale, int e)
 {
   const crd_model *m = pb->m;
-  double lmax = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : lmax) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
-  for (int e = 0; e < pb->ne; ++e) {
+  {
     double X0[12], P0[12], d[12], p[12], K[400], Mt[4], Mp[16], md;
     int l[4];
     const double *C = dy->C + 16 * (size_t)e;
@@ -95,10 +94,39 @@ double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double r
     }
     crd_q4_mat mt = {s->E, s->nu, s->thickness, 0.0};
     crd_q4_global(X0, P0, d, p, l, &mt, NULL, K, &md);
-    double lam = element_lambda_max(K, Mt, Mp);
-    if (lam > lmax) lmax = lam;
+    return element_lambda_max(K, Mt, Mp);
   }
+}
+
+double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale, int *elem)
+{
+  double lmax = 0.0;
+  int emax = -1;
+#pragma omp parallel num_threads(crd_pass_threads(pb, pb->ne, CRD_PASS_MIN_ELEMS))
+  {
+    double lmax_t = 0.0;
+    int emax_t = -1;
+#pragma omp for schedule(static) nowait
+    for (int e = 0; e < pb->ne; ++e) {
+      double lam = element_lambda(dy, pb, rot_scale, e);
+      if (lam > lmax_t) lmax_t = lam, emax_t = e;
+    }
+#pragma omp critical(crd_stable_dt)
+    if (lmax_t > lmax || (lmax_t == lmax && emax_t >= 0 && (emax < 0 || emax_t < emax))) lmax = lmax_t, emax = emax_t;
+  }
+  if (elem) *elem = emax;
   return lmax > 0 ? 2.0 / sqrt(lmax) : INFINITY;
+}
+
+int crd_explicit_check_dt(const crd_problem *pb, int istage, double dt, double dt_stable, int elem,
+                          const char *where)
+{
+  if (!(dt > dt_stable)) return 0;
+  const int32_t *q = elem >= 0 ? pb->m->quads + 4 * (size_t)elem : NULL;
+  return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: %.6g exceeds the stable step estimate %.6g "
+                 "(%.3gx) %s, set by element %d (nodes %d %d %d %d): give a dt below it, or \"auto\"",
+                 pb->m->case_path, istage, dt, dt_stable, dt / dt_stable, where, elem, q ? q[0] : -1,
+                 q ? q[1] : -1, q ? q[2] : -1, q ? q[3] : -1);
 }
 
 typedef struct ex_work {
@@ -162,20 +190,30 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     n0 = dy->cur.n;
     t0 = dy->cur.t0;
   } else {
-    double dt_stable = crd_explicit_stable_dt(dy, pb, s);
+    int emax;
+    double dt_stable = crd_explicit_stable_dt(dy, pb, s, &emax);
     dy->dt_auto = dt_stable;
     dt = st->dt_auto ? st->safety * dt_stable : st->dt;
     if (!(dt > 0) || !isfinite(dt))
       return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
                      pb->m->case_path, istage);
-    nsteps = (int)ceil((st->t_end - dy->t) / dt - 1e-9);
+    if (!r->test_unstable_dt) CRD_CALL(crd_explicit_check_dt(pb, istage, dt, dt_stable, emax, "at the stage's start"));
+    if ((st->t_end - dy->t) / dt > CRD_MAX_STAGE_STEPS)
+      return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: %.3g explicit steps of %.4g s (at most %.0f): "
+                     "the stage is too long for its stable step", pb->m->case_path, istage,
+                     (st->t_end - dy->t) / dt, dt, CRD_MAX_STAGE_STEPS);
+    nsteps = crd_stage_steps(st->t_end - dy->t, dt);
     if (nsteps < 1) return 0;
+    double dt_given = dt;
     dt = (st->t_end - dy->t) / nsteps;
-    if (!r->opts->quiet)
+    if (!r->opts->quiet) {
+      crd_run_progress_break();
       printf("stage %d explicit: dt = %.4g (stable estimate %.4g%s), %d steps, rotational mass scaling %g\n",
              istage, dt, dt_stable, st->dt_auto ? "" : ", given", nsteps, s);
-    if (dt > dt_stable)
-      crd_run_progress(r, "warning: stage %d: dt %.4g exceeds the stable estimate %.4g", istage, dt, dt_stable);
+      if (!st->dt_auto && dt < dt_given * (1 - 1e-9))
+        printf("note: stage %d: dt %.6g given, %.6g used: the stage's %.6g s in %d equal steps\n", istage,
+               dt_given, dt, st->t_end - dy->t, nsteps);
+    }
   }
   dy->cur.dt = dt;
   dy->cur.nsteps = nsteps;

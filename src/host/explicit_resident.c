@@ -165,8 +165,9 @@ int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int ista
     int k = 0, S0 = dy->step;
     for (int q = n + 1; q <= nsteps; ++q) {
       int S = S0 + (q - n);
+      double tq0 = t0 + (q - 1) * dt, tq = q == nsteps ? st->t_end : t0 + q * dt; /* as the steps' times below */
       ++k;
-      if (q == nsteps || S % o->history_every == 0 || (o->vtk_every > 0 && S % o->vtk_every == 0) ||
+      if (q == nsteps || crd_output_row_due(o, S, tq0, tq) || crd_output_frame_due(o, S, tq0, tq) ||
           q % every == 0 || (o->checkpoint_every_steps > 0 && S % o->checkpoint_every_steps == 0) ||
           r->test_sigint_step == S || r->test_sigkill_step == S)
         break;
@@ -234,8 +235,9 @@ int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int ista
     dy->step += k;
     dy->explicit_steps += k;
     r->steps += k;
-    int row = n == nsteps || dy->step % o->history_every == 0;
-    int on_host = n == nsteps || (row && o->nprobes > 0) || (o->vtk_every > 0 && dy->step % o->vtk_every == 0);
+    double tl0 = t0 + (n - 1) * dt; /* the time of the step before the last */
+    int row = n == nsteps || crd_output_row_due(o, dy->step, tl0, dy->t);
+    int on_host = n == nsteps || (row && o->nprobes > 0) || crd_output_frame_due(o, dy->step, tl0, dy->t);
     if (on_host && (rc = be->ops->ex_sync(be, &su.st))) goto out;
     if ((rc = crd_run_record_resident(r, dy->step, dy->t, dy->kinetic, dy->strain, dy->L, dy->J, n == nsteps,
                                       on_host)))

@@ -1,5 +1,5 @@
 /* crdyn: reader for Gmsh .msh files, format 4.1 ASCII ("mesh": {"file": ...},
- * CASE_FORMAT.md).  Format reference: Gmsh manual, "MSH file format" (4.1).
+ * docs/case_format.md).  Format reference: Gmsh manual, "MSH file format" (4.1).
  *
  * What becomes what:
  * - nodes: every node of $Nodes, numbered 0.. in file order (node tags may be

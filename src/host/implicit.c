@@ -1,5 +1,5 @@
 /* crdyn: implicit stage: generalized-alpha with the quasi energy-momentum
- * internal force (seed eqs 55-59; the derivation is in docs/dynamics.md).
+ * internal force (docs/theory.md §6, eqs 55-59; the derivation is in docs/dynamics.md).
  *
  * Unknown: the increment du of the generalized variables over the step
  * (translations and pair components; the pair is fixed within a step).
@@ -643,6 +643,11 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     good = dy->cur.good;
     E_prev = dy->cur.E_prev;
   } else {
+    if (dt_nom > st->t_end - dy->t && !r->opts->quiet) {
+      crd_run_progress_break();
+      printf("note: stage %d: dt %.6g exceeds the stage's length %.6g: one step of %.6g\n", istage, dt_nom,
+             st->t_end - dy->t, st->t_end - dy->t);
+    }
     double xn = 0.0;
     for (int i = 0; i < 3 * pb->nn; ++i) xn += pb->m->x[i] * pb->m->x[i] + pb->d[i] * pb->d[i];
     w.x_roundoff = 64.0 * 2.2e-16 * sqrt(xn);
@@ -652,7 +657,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
   }
   dy->cur.x_roundoff = w.x_roundoff;
-  int nsteps = (int)ceil((st->t_end - dy->t) / dt_nom - 1e-9), every = nsteps > 20 ? nsteps / 20 : 1;
+  int nsteps = crd_stage_steps(st->t_end - dy->t, dt_nom), every = nsteps > 20 ? nsteps / 20 : 1;
   int k0 = dy->implicit_steps;
   /* prescribed motion does work the energy balance does not count; the
    * rises of rigid bodies (generalized-alpha on their triads) are not the

@@ -1,5 +1,5 @@
-/* crdyn: structured shell meshes for "mesh": {"generate": {...}} (CASE_FORMAT.md
- * "mesh"), and the crd_mesh_part helpers shared with the Gmsh reader.
+/* crdyn: structured shell meshes for "mesh": {"generate": {...}} (docs/case_format.md
+ * "Generated meshes"), and the crd_mesh_part helpers shared with the Gmsh reader.
  *
  * Every quad lists its nodes counter-clockwise about the outward (positive)
  * normal.  Every set below is a node set (sorted, unique); mid sets exist only

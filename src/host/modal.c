@@ -10,7 +10,10 @@
  * Rigid-body modes are the eigenvalues below 1e-9 lambda_ref (their
  * frequency is written as 0).  Outputs: modes.csv (mode,eigenvalue,frequency)
  * and frames/mode_NNN.vtu with the shape (translations scaled to a largest
- * component of 1; normals as the change of the unit normal) in result.pvd. */
+ * component of 1; normals as the change of the unit normal) in result.pvd,
+ * whose time value of each mode is its frequency as in modes.csv (ParaView's
+ * time slider reads in frequency; the rigid-body modes share time 0, where
+ * ParaView shows them together, one block each). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +38,7 @@ static int write_modes_csv(const char *dir, int n, const double *lam, const doub
   return rc;
 }
 
-static int write_shape(crd_run *r, int k, const double *phi, double *u, double *dp)
+static int write_shape(crd_run *r, int k, double freq, const double *phi, double *u, double *dp)
 {
   crd_problem *pb = r->pb;
   double umax = 0.0;
@@ -60,14 +63,18 @@ static int write_shape(crd_run *r, int k, const double *phi, double *u, double *
   snprintf(path, sizeof path, "%s/%s", r->dir, rel);
   crd_vtu_field pf[2] = {{"mode_shape", 3, u}, {"normal_change", 3, dp}};
   CRD_CALL(crd_vtu_write(path, pb->nn, pb->m->x, pb->ne, pb->m->quads, 2, pf, 0, NULL));
-  return crd_pvd_add(r->pvd, k + 1, rel);
+  return crd_pvd_add(r->pvd, freq, rel);
 }
 
 int crd_modal_run(crd_run *r)
 {
   crd_problem *pb = r->pb;
   int n = pb->neq, nev = r->m->analysis.modes, rc = 0, nconv = 0;
-  if (nev >= n) nev = n - 1;
+  if (nev >= n) {
+    if (!r->opts->quiet)
+      printf("note: $.analysis.modes: %d modes asked, the model has %d equations: %d computed\n", nev, n, n - 1);
+    nev = n - 1;
+  }
   crd_dyn *dy = NULL;
   crd_csr M = *pb->K;
   double *F = NULL, *lam = NULL, *vec = NULL, *freq = NULL, *u = NULL, *dp = NULL, U, t0 = crd_wtime();
@@ -111,7 +118,7 @@ int crd_modal_run(crd_run *r)
     if ((rc = crd_mkdir_p(fdir)) || (rc = crd_pvd_create(r->dir, &r->pvd))) goto out;
   }
   for (int k = 0; k < nev; ++k)
-    if ((rc = write_shape(r, k, vec + (size_t)n * k, u, dp))) goto out;
+    if ((rc = write_shape(r, k, freq[k], vec + (size_t)n * k, u, dp))) goto out;
   double zero[3] = {0, 0, 0};
   if ((rc = crd_run_record(r, 0, 0.0, 0.0, 0, 0.0, 0.0, U, zero, zero, 1))) goto out;
   r->modal.nmodes = nev;

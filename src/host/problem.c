@@ -13,7 +13,7 @@
 
 #define CRD_CREASE_DEG 20.0   /* max angle between an element's nodal normal and the average */
 
-/* Nodal normals (seed eqs 13-14): the element normal at a corner is
+/* Nodal normals (docs/theory.md §1, eqs 13-14): the element normal at a corner is
  * x,xi x x,eta there, which at corner a is proportional to
  * (x_{a+1} - x_a) x (x_{a-1} - x_a); unit normals are averaged over the
  * elements sharing the node. */

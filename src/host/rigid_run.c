@@ -31,6 +31,7 @@ static int record(crd_run *r, const crd_rigid *rg, double *cols, int step, doubl
   crd_rigid_measure(rg, &K, L, J);
   double W = crd_rigid_work(rg), en[4] = {K, 0.0, W, K - W};
   for (int ib = 0; ib < rg->nb; ++ib) crd_rigid_columns(rg, ib, cols + 13 * ib);
+  cols[13 * rg->nb] = r->stage;
   CRD_CALL(crd_history_row(r->hist, step, t, 1.0, iters, 0.0, en, L, J, cols));
   r->nrows++;
   r->wext = W;
@@ -161,12 +162,12 @@ int crd_rigid_run(crd_run *r)
     if (an->stages[s].dt_auto)
       return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: \"auto\" is the shell mesh's stable step; "
                      "a model of rigid bodies only needs a number", m->case_path, s);
-  if (m->output.vtk_every > 0 && !r->opts->quiet)
-    printf("note: a model of rigid bodies only writes no VTU frames (output.vtk_every ignored)\n");
+  if (crd_output_has_frames(&m->output) && !r->opts->quiet)
+    printf("note: a model of rigid bodies only writes no VTU frames (output.vtk_every and vtk_dt ignored)\n");
   crd_rigid *rg = NULL;
   double *cols = NULL;
   char **names = NULL;
-  int rc, nc = 13 * m->nbodies;
+  int rc, nc = 13 * m->nbodies + 1; /* the bodies' columns, then the stage */
   CRD_CALL(crd_rigid_create(m, &rg));
   if (r->opts->check_only) {
     printf("case      %s\ntitle     %s\nbodies    %d\nanalysis  dynamic\noutput    %s\nok\n", m->case_path, m->title,
@@ -199,19 +200,12 @@ int crd_rigid_run(crd_run *r)
     }
     if ((rc = ckpt_restore(r, rg, &s0, &k0, &t0, &t, &hb, &hh))) goto out;
   }
-  if ((rc = crd_mkdir_p(r->dir))) goto out;
-  char sp[2 * CRD_PATH_MAX];
-  snprintf(sp, sizeof sp, "%s/summary.json", r->dir);
-  remove(sp);
-  if (!r->restart) {
-    snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
-    remove(sp);
-    remove(r->ckpt_path);
-  }
+  if ((rc = crd_mkdir_p(r->dir)) || (rc = crd_run_clear_folder(r->dir, r->restart != NULL, 0))) goto out;
   if ((rc = CRD_CALLOC(nc, &cols)) || (rc = CRD_CALLOC(nc, &names))) goto out;
   for (int k = 0; k < nc; ++k) {
     if ((rc = CRD_CALLOC(CRD_NAME_MAX + 8, &names[k]))) goto out;
-    snprintf(names[k], CRD_NAME_MAX + 8, "%s.%s", m->bodies[k / 13].name, body_suffix[k % 13]);
+    if (k == nc - 1) snprintf(names[k], CRD_NAME_MAX + 8, "stage");
+    else snprintf(names[k], CRD_NAME_MAX + 8, "%s.%s", m->bodies[k / 13].name, body_suffix[k % 13]);
   }
   if (r->restart) rc = crd_history_resume(r->dir, nc, hb, hh, &r->hist);
   else rc = crd_history_open(r->dir, nc, (const char *const *)names, &r->hist);
@@ -223,14 +217,16 @@ int crd_rigid_run(crd_run *r)
   for (int s = s0; s < an->nstages && !rc; ++s) {
     const crd_stage *st = &an->stages[s];
     if (!(r->restart && s == s0)) t0 = t, k0 = 0;
+    r->stage = s + 1;
     for (long k = k0 + 1; t < st->t_end * (1.0 - 1e-12); ++k) {
       double h = fmin(st->dt, st->t_end - t);
       long before = rg->newton_total;
+      double t_last = t;
       if ((rc = crd_rigid_step(rg, t, h))) break;
       t = fmin(t0 + k * st->dt, st->t_end);  /* no drift from summing h */
       r->steps++;
       int last = s == an->nstages - 1 && t >= st->t_end * (1.0 - 1e-12);
-      if (last || r->steps % o->history_every == 0)
+      if (last || crd_output_row_due(o, r->steps, t_last, t))
         if ((rc = record(r, rg, cols, r->steps, t, (int)(rg->newton_total - before)))) break;
       if (r->steps % 20000 == 0) crd_run_progress(r, "stage %d  t = %.6g / %.6g", s, t, st->t_end);
       if (sigint_step > 0 && r->steps == sigint_step) raise(SIGINT);

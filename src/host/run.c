@@ -20,6 +20,9 @@
 
 #define CRD_VERSION "0.1.0"
 
+/* a progress line rewritten in place on the terminal, not yet ended */
+static int progress_open;
+
 void crd_run_progress(crd_run *r, const char *fmt, ...)
 {
   if (r->opts->quiet) return;
@@ -28,8 +31,18 @@ void crd_run_progress(crd_run *r, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  if (isatty(2)) fprintf(stderr, "\r[%7.1fs] %-70s", crd_wtime() - r->t_start, buf);
-  else printf("[%7.1fs] %s\n", crd_wtime() - r->t_start, buf);
+  if (isatty(2)) {
+    fprintf(stderr, "\r[%7.1fs] %-70s", crd_wtime() - r->t_start, buf);
+    progress_open = 1;
+  } else
+    printf("[%7.1fs] %s\n", crd_wtime() - r->t_start, buf);
+}
+
+void crd_run_progress_break(void)
+{
+  if (!progress_open) return;
+  fputc('\n', stderr);
+  progress_open = 0;
 }
 
 /* Per-element results of the current state (shell_results.h), as VTU cell
@@ -43,7 +56,7 @@ static void element_results(const crd_problem *pb, double *sc, double *ex, doubl
 {
   const crd_model *m = pb->m;
   size_t ne = (size_t)m->ne;
-#pragma omp parallel for schedule(static) num_threads(pb->nthreads > 0 ? pb->nthreads : 1)
+#pragma omp parallel for schedule(static) num_threads(crd_pass_threads(pb, pb->ne, CRD_PASS_MIN_ELEMS))
   for (int e = 0; e < m->ne; ++e) {
     double X0[12], p0[12], d[12], p[12];
     const int32_t *qd = m->quads + 4 * e;
@@ -108,7 +121,7 @@ out:
   return rc;
 }
 
-static int record_out(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+static int record_out(crd_run *r, int step, double t_last, double time, double lf, int iters, double resid, double kinetic,
                       double strain, const double L[3], const double J[3], int force, double t0);
 static int record(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
                   double strain, const double L[3], const double J[3], int force);
@@ -142,8 +155,9 @@ static int record(crd_run *r, int step, double time, double lf, int iters, doubl
   }
   memcpy(r->d_prev, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(r->p_prev, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
+  double t_last = r->t_prev;
   r->t_prev = is_static ? lf : time;
-  return record_out(r, step, time, lf, iters, resid, kinetic, strain, L, J, force, t0);
+  return record_out(r, step, t_last, time, lf, iters, resid, kinetic, strain, L, J, force, t0);
 }
 
 int crd_run_record_resident(crd_run *r, int step, double time, double kinetic, double strain, const double L[3],
@@ -154,12 +168,14 @@ int crd_run_record_resident(crd_run *r, int step, double time, double kinetic, d
     memcpy(r->d_prev, r->pb->d, 3 * sizeof(double) * (size_t)r->pb->nn);
     memcpy(r->p_prev, r->pb->p, 3 * sizeof(double) * (size_t)r->pb->nn);
   }
+  double t_last = r->t_prev;
   r->t_prev = time;
-  return record_out(r, step, time, 1.0, 0, 0.0, kinetic, strain, L, J, force, t0);
+  return record_out(r, step, t_last, time, 1.0, 0, 0.0, kinetic, strain, L, J, force, t0);
 }
 
-/* The history row and frame of an accepted step (when due). */
-static int record_out(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
+/* The history row and frame of an accepted step (when due); t_last: the
+ * time of the step before (the output times the step passed). */
+static int record_out(crd_run *r, int step, double t_last, double time, double lf, int iters, double resid, double kinetic,
                       double strain, const double L[3], const double J[3], int force, double t0)
 {
   crd_problem *pb = r->pb;
@@ -167,7 +183,8 @@ static int record_out(crd_run *r, int step, double time, double lf, int iters, d
   int is_static = m->analysis.type == CRD_ANALYSIS_STATIC;
   r->strain = strain;
   const crd_output *o = &m->output;
-  if (force || step % o->history_every == 0) {
+  double t_out = is_static ? 0.0 : time, t_out0 = is_static ? 0.0 : t_last; /* history_dt, vtk_dt: dynamics only */
+  if (force || crd_output_row_due(o, step, t_out0, t_out)) {
     for (int k = 0; k < o->nprobes; ++k) {
       int i = o->probes[k].node;
       for (int c = 0; c < 3; ++c) {
@@ -176,11 +193,13 @@ static int record_out(crd_run *r, int step, double time, double lf, int iters, d
       }
     }
     crd_ties_columns(r->ties, r->extra + 6 * o->nprobes);
+    r->extra[6 * o->nprobes + crd_ties_ncols(r->ties)] = r->stage;
     double en[4] = {kinetic, strain, r->wext, kinetic + strain - r->wext};
     CRD_CALL(crd_history_row(r->hist, step, time, lf, iters, resid, en, L, J, r->extra));
     r->nrows++;
   }
-  if (o->vtk_every > 0 && (step % o->vtk_every == 0 || force)) CRD_CALL(write_frame(r, is_static ? lf : time));
+  if (crd_output_has_frames(o) && (force || crd_output_frame_due(o, step, t_out0, t_out)))
+    CRD_CALL(write_frame(r, is_static ? lf : time));
   r->time_output += crd_wtime() - t0;
   return 0;
 }
@@ -377,18 +396,6 @@ static void run_free(crd_run *r)
   free(r->p_prev);
 }
 
-static void print_check(const crd_run *r)
-{
-  const crd_model *m = r->m;
-  static const char *types[] = {"static", "modal", "dynamic"};
-  printf("case      %s\ntitle     %s\nnodes     %d\nelements  %d\nsections  %d\nsets      %d\n"
-         "supports  %d\nloads     %d\nbodies    %d\nanalysis  %s\n",
-         m->case_path, m->title, m->nn, m->ne, m->nsections, m->nsets, m->nsupports, m->nloads, m->nbodies,
-         types[m->analysis.type]);
-  if (r->pb) printf("equations %d\nnnz(K)    %lld\n", r->pb->neq, (long long)r->pb->K->nnz);
-  printf("output    %s\nok\n", r->dir);
-}
-
 /* --solver (solver.h): cholmod (default, host) or cusolver (device);
  * cudss is named so that the message can say why it is not there. */
 static int choose_solver(crd_run *r)
@@ -417,12 +424,77 @@ static int choose_solver(crd_run *r)
 #endif
 }
 
+/* history.csv(.part): its columns (probes, then the rigid bodies' and
+ * ties'), new or resumed at the checkpoint's length */
+static int open_history(crd_run *r)
+{
+  const crd_model *m = r->m;
+  int rc = 0;
+  /* the probes' columns, the ties', then the stage */
+  int np = m->output.nprobes, nt = crd_ties_ncols(r->ties), nx = 6 * np + nt + 1;
+  char **names = NULL;
+  if ((rc = CRD_CALLOC(nx, &r->extra)) || (rc = CRD_CALLOC(nx, &names)) ||
+      (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->d_prev)) || (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->p_prev))) {
+    free(names);
+    return rc;
+  }
+  static const char *suf[] = {"ux", "uy", "uz", "px", "py", "pz"};
+  for (int k = 0; k < 6 * np; ++k) {
+    names[k] = malloc(CRD_NAME_MAX + 4);
+    snprintf(names[k], CRD_NAME_MAX + 4, "%s.%s", m->output.probes[k / 6].name, suf[k % 6]);
+  }
+  for (int k = 6 * np; k < nx; ++k) names[k] = malloc(CRD_NAME_MAX + 16);
+  crd_ties_col_names(r->ties, names + 6 * np, CRD_NAME_MAX + 16);
+  snprintf(names[nx - 1], CRD_NAME_MAX + 16, "stage");
+  if (r->restart) {
+    long long hb, hh, v;
+    if (!(rc = crd_ckpt_get_int(r->restart, "run", "history.bytes", &hb)) &&
+        !(rc = crd_ckpt_get_int(r->restart, "run", "history.hash", &hh)) &&
+        !(rc = crd_ckpt_get_int(r->restart, "run", "history.rows", &v))) {
+      r->nrows = (int)v;
+      if (!(rc = crd_ckpt_get_int(r->restart, "run", "frames", &v))) r->nframes = (int)v;
+    }
+    if (!rc) rc = crd_history_resume(r->dir, nx, (int64_t)hb, (uint64_t)hh, &r->hist);
+  } else
+    rc = crd_history_open(r->dir, nx, (const char *const *)names, &r->hist);
+  for (int k = 0; k < nx; ++k) free(names[k]);
+  free(names);
+  return rc;
+}
+
+/* The output folder, cleared of an earlier run's files (run_folder.c), the
+ * frames folder and result.pvd when frames are due, and the history, all
+ * taken up where the checkpoint left them when restarting. */
+static int open_outputs(crd_run *r)
+{
+  const crd_model *m = r->m;
+  const crd_run_opts *opts = r->opts;
+  long long frames_kept = 0;
+  if (r->restart) CRD_CALL(crd_ckpt_get_int(r->restart, "run", "frames", &frames_kept));
+  CRD_CALL(crd_mkdir_p(r->dir));
+  CRD_CALL(crd_run_clear_folder(r->dir, r->restart != NULL, (int)frames_kept));
+  char fdir[2 * CRD_PATH_MAX];
+  snprintf(fdir, sizeof fdir, "%s/frames", r->dir);
+  if (crd_output_has_frames(&m->output)) {
+    CRD_CALL(crd_mkdir_p(fdir));
+    CRD_CALL(crd_pvd_create(r->dir, &r->pvd));
+  }
+  if (r->restart && r->pvd) { /* the frames the checkpoint had; later ones are written again */
+    size_t plen;
+    const char *pe = crd_ckpt_find(r->restart, "pvd", &plen);
+    if (!pe) return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint has no section 'pvd'", opts->restart_path);
+    CRD_CALL(crd_pvd_restore(r->pvd, pe, plen > 0 ? plen - 1 : 0));
+  }
+  return open_history(r);
+}
+
 int crd_run_case(const crd_run_opts *opts)
 {
   crd_run run, *r = &run;
   memset(r, 0, sizeof run);
   r->opts = opts;
   r->t_start = crd_wtime();
+  r->stage = 1;
   int rc = crd_case_load(opts->case_path, &r->m);
   if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   crd_model *m = r->m;
@@ -465,7 +537,7 @@ int crd_run_case(const crd_run_opts *opts)
   if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
   if ((rc = crd_ties_create(m, r->pb, &r->ties))) goto out;
   if (opts->check_only) {
-    print_check(r);
+    rc = crd_check_print(r);
     goto out;
   }
   if ((rc = crd_hash_file(opts->case_path, &r->case_hash))) goto out;
@@ -481,6 +553,8 @@ int crd_run_case(const crd_run_opts *opts)
   r->test_energy_step = hook ? atoi(hook) : 0;
   hook = getenv("CRDYN_TEST_NAN_STEP");
   r->test_nan_step = hook ? atoi(hook) : 0;
+  hook = getenv("CRDYN_TEST_UNSTABLE_DT");
+  r->test_unstable_dt = hook && !strcmp(hook, "1");
   if (opts->restart_path) {
     if (m->analysis.type != CRD_ANALYSIS_DYNAMIC) {
       rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "--restart %s: only dynamic analyses have checkpoints (%s is %s)",
@@ -499,56 +573,7 @@ int crd_run_case(const crd_run_opts *opts)
              (m->output.checkpoint_every_steps > 0 || m->output.checkpoint_every_seconds > 0) && !opts->quiet)
     printf("note: %s: $.output.checkpoint_every: only dynamic analyses write checkpoints\n", m->case_path);
   /* outputs: only now, when the case is known to be valid */
-  if ((rc = crd_mkdir_p(r->dir))) goto out;
-  char fdir[2 * CRD_PATH_MAX];
-  snprintf(fdir, sizeof fdir, "%s/frames", r->dir);
-  if (m->output.vtk_every > 0 && ((rc = crd_mkdir_p(fdir)) || (rc = crd_pvd_create(r->dir, &r->pvd)))) goto out;
-  if (r->restart && r->pvd) { /* the frames the checkpoint had; later ones are written again */
-    size_t plen;
-    const char *pe = crd_ckpt_find(r->restart, "pvd", &plen);
-    if (!pe) {
-      rc = CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint has no section 'pvd'", opts->restart_path);
-      goto out;
-    }
-    if ((rc = crd_pvd_restore(r->pvd, pe, plen > 0 ? plen - 1 : 0))) goto out;
-  }
-  /* a previous complete run's summary must not outlive this run */
-  char sp[2 * CRD_PATH_MAX];
-  snprintf(sp, sizeof sp, "%s/summary.json", r->dir);
-  remove(sp);
-  if (!r->restart) {
-    snprintf(sp, sizeof sp, "%s/history.csv", r->dir);
-    remove(sp);
-    remove(r->ckpt_path); /* an earlier run's: this run's history replaces the one it continues */
-  }
-  int np = m->output.nprobes, nx = 6 * np + crd_ties_ncols(r->ties);
-  char **names = NULL;
-  if ((rc = CRD_CALLOC(nx, &r->extra)) || (rc = CRD_CALLOC(nx, &names)) ||
-      (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->d_prev)) || (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->p_prev))) {
-    free(names);
-    goto out;
-  }
-  static const char *suf[] = {"ux", "uy", "uz", "px", "py", "pz"};
-  for (int k = 0; k < 6 * np; ++k) {
-    names[k] = malloc(CRD_NAME_MAX + 4);
-    snprintf(names[k], CRD_NAME_MAX + 4, "%s.%s", m->output.probes[k / 6].name, suf[k % 6]);
-  }
-  for (int k = 6 * np; k < nx; ++k) names[k] = malloc(CRD_NAME_MAX + 16);
-  crd_ties_col_names(r->ties, names + 6 * np, CRD_NAME_MAX + 16);
-  if (r->restart) {
-    long long hb, hh, v;
-    if (!(rc = crd_ckpt_get_int(r->restart, "run", "history.bytes", &hb)) &&
-        !(rc = crd_ckpt_get_int(r->restart, "run", "history.hash", &hh)) &&
-        !(rc = crd_ckpt_get_int(r->restart, "run", "history.rows", &v))) {
-      r->nrows = (int)v;
-      if (!(rc = crd_ckpt_get_int(r->restart, "run", "frames", &v))) r->nframes = (int)v;
-    }
-    if (!rc) rc = crd_history_resume(r->dir, nx, (int64_t)hb, (uint64_t)hh, &r->hist);
-  } else
-    rc = crd_history_open(r->dir, nx, (const char *const *)names, &r->hist);
-  for (int k = 0; k < nx; ++k) free(names[k]);
-  free(names);
-  if (rc) goto out;
+  if ((rc = open_outputs(r))) goto out;
   if (!opts->quiet)
     printf("crdyn %s: %s: %d nodes, %d elements, %d equations -> %s\n", CRD_VERSION, m->title, m->nn, m->ne,
            r->pb->neq, r->dir);
@@ -557,7 +582,7 @@ int crd_run_case(const crd_run_opts *opts)
   case CRD_ANALYSIS_DYNAMIC: rc = crd_dynamic_run(r); break;
   case CRD_ANALYSIS_MODAL: rc = crd_modal_run(r); break;
   }
-  if (!opts->quiet && isatty(2)) fputc('\n', stderr);
+  crd_run_progress_break();
   if (rc) {
     /* the history stays history.csv.part, the last checkpoint is kept, and
      * summary.json says the run did not complete and why (status "failed"

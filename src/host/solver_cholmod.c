@@ -266,8 +266,8 @@ static int chol_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   cholmod_sparse S = chol_wrap(A);
   chol_free_factor(s);
 
-  /* METIS alone: on shell matrices it matches or beats AMD (TOOLCHAIN.md
-   * 2), and trying both would double the analyse time.  AMD is the fallback
+  /* METIS alone: on shell matrices it matches AMD (docs/performance.md,
+   * "The development machine"), and trying both would double the analyse time.  AMD is the fallback
    * when METIS is not compiled in or fails (not for lack of memory: AMD
    * would not help there). */
   chol_msg[0] = 0;
@@ -528,7 +528,7 @@ int crd_solver_factorize(crd_solver *s, const crd_csr *A)
   s->stats.factor_s += dt;
   s->stats.nfactor++;
   /* the first factorization of an analysed pattern pays for allocating L
-   * (page faults: TOOLCHAIN.md 2); refactorizations are timed apart */
+   * (page faults: docs/performance.md); refactorizations are timed apart */
   if (!s->refactoring) {
     s->stats.factor_first_s = dt;
     s->refactoring = 1;

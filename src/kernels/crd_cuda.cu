@@ -6,7 +6,7 @@
  * elem_split.h, the same the CPU backend runs (compiled here as __host__
  * __device__).  Three layouts (CRDYN_CUDA_LAYOUT, docs/cuda.md):
  *  - split (default; crd_cu_k_*_split): one block of CRD_CU_SPLIT_BLOCK
- *    threads per element, the threads sharing the element (DESIGN.md §4):
+ *    threads per element, the threads sharing the element (docs/architecture.md §4):
  *    Gauss points, the entries of k_T and f, and the products of the
  *    transforms, through a crd_elem_ws workspace in shared memory (18.5 KB
  *    static); thread 0 does the serial phases (frames, T, the pull-back,

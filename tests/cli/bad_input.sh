@@ -229,7 +229,7 @@ out="$T/run_ok"
 "$CRDYN" run "$T/goodrun.json" --out "$out" --quiet >"$T/stdout" 2>"$T/stderr"; rc=$?
 if [ "$rc" -eq 0 ]; then ok "run on a valid case exits 0"
 else not_ok "run on a valid case exits 0 (status $rc)"; sed 's/^/#   /' "$T/stderr" | head -5; fi
-hdr='step,time,load_factor,iterations,residual,kinetic,strain,external_work,total,Lx,Ly,Lz,Jx,Jy,Jz,tip.ux,tip.uy,tip.uz,tip.px,tip.py,tip.pz'
+hdr='step,time,load_factor,iterations,residual,kinetic,strain,external_work,total,Lx,Ly,Lz,Jx,Jy,Jz,tip.ux,tip.uy,tip.uz,tip.px,tip.py,tip.pz,stage'
 if [ -f "$out/history.csv" ] && [ "$(head -n 1 "$out/history.csv")" = "$hdr" ]; then
   ok "history.csv has the documented header with probe columns"
 else not_ok "history.csv has the documented header with probe columns"; fi

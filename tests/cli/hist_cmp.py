@@ -8,7 +8,7 @@ when every column of B matches A's to TOL (default 1e-9) relative to the
 column's scale, 1 otherwise (also on a row-count mismatch).
 
 The scale of a column is its largest magnitude in A, with one exception:
-`total` (kinetic + strain - external_work, CASE_FORMAT.md) stays near zero
+`total` (kinetic + strain - external_work, docs/case_format.md) stays near zero
 in a conserving run, so its own largest value is the size of the round-off
 of the cancellation, not of the energies.  A difference in `total` is the sum
 of the differences of its three terms, so it is measured on the scale of

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checkpoint and restart (README "Checkpoint and restart", docs/checkpoint.md):
+# Checkpoint and restart (docs/checkpoint.md, "Using checkpoints"):
 # a run stopped at a random step and restarted must give a history.csv
 # (and result.pvd, frames) byte-identical to the uninterrupted run.
 #   - flying L-plate (load phase and tumbling), SIGINT at a random step

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Rigid bodies from the command line: the flip and heavy-top cases run,
-# history.csv carries the body columns (CASE_FORMAT.md), and the
+# history.csv carries the body columns (docs/case_format.md), and the
 # conservation figures hold in the written history (tests/rigid/checks.py);
 # bad rigid-body input fails with a message naming the JSON path.
 CRDYN=${CRDYN:-./build/crdyn}

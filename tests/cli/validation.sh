@@ -1,5 +1,5 @@
 #!/bin/sh
-# Validation against published shell benchmarks (benchmarks.md B1-B3, B6, B7):
+# Validation against published shell benchmarks (docs/benchmarks.md B1-B3, B6-B9):
 # runs tools/validate.py, which runs the cases of cases/ and prints TAP.
 # POSIX sh, run from the repository root.  $CRDYN: the binary (exported by
 # tests/run.sh; default ./build/crdyn).

@@ -6,7 +6,7 @@ simply supported (w = 0 on the edges, rotations free) square plate.
 Written from the textbook, not from crdyn's sources, so that crdyn's
 element at its flat initial state can be compared with it: the unknowns
 per node are w and the rotation measures beta = (dr_x, dr_y) of the
-normal, gamma = grad w + beta, chi = sym grad beta (THEORY.md §2 with the
+normal, gamma = grad w + beta, chi = sym grad beta (docs/theory.md §2 with the
 initial state flat and strain-free), shear tied at the edge midpoints
 (gamma_x at eta = -1, 1; gamma_y at xi = -1, 1; linear in between for a
 rectangle), 2x2 Gauss for everything, mass rho h w^2 + rho h^3/12 |beta|^2.
