@@ -155,7 +155,7 @@ ifneq ($(OPENCL),0)
 endif
 
 .PHONY: gpu-bundle gpu-check
-.PHONY: all test deps check-deps check-tools info clean validate bench bench-tools bench-smoke valgrind fuzz fuzz-build cases
+.PHONY: all test deps check-deps check-tools info clean bench bench-tools bench-smoke valgrind fuzz fuzz-build cases
 all: check-deps $(BUILD)/crdyn
 
 # SAN=1, make fuzz and make valgrind also need clang, its runtimes and

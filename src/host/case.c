@@ -416,6 +416,12 @@ static int parse_analysis(const crd_case_ctx *c, const cJSON *it, crd_model *m)
     CRD_CALL(get_positive(c, it, jp, "tolerance", 0, 0, &a->tolerance));
     CRD_CALL(get_int_min(c, it, jp, "max_iterations", 1, &a->max_iterations));
     CRD_CALL(crd_json_get_bool(c, it, jp, "nlgeom", 0, &a->nlgeom));
+    if (a->nlgeom && a->max_load_factor < 0)
+      return CASE_BAD(c, crd_jp_key(kp, jp, "max_load_factor"), "max_load_factor %g < 0: load control and arc "
+                      "length step towards positive load factors; reverse the loads instead", a->max_load_factor);
+    if (a->arc_length && !(a->arc_length_max_factor > 0))
+      return CASE_BAD(c, crd_jp_key(kp, jp, "arc_length_max_factor"), "arc_length_max_factor must be > 0 (got %g)",
+                      a->arc_length_max_factor);
   } else if (!strcmp(type, "modal")) {
     a->type = CRD_ANALYSIS_MODAL;
     CRD_CALL(crd_json_keys(c, it, jp, k_modal));
@@ -523,7 +529,8 @@ static int parse_output(const crd_case_ctx *c, const cJSON *it, crd_model *m)
 
 static int parse_case(crd_case_ctx *c, const cJSON *root, crd_model *m, const char *stem)
 {
-  static const char *const keys[] = {"format", "title", "mesh", "sections", "sets", "supports",
+  /* "$schema": the editor's pointer to docs/case.schema.json, read by no one here */
+  static const char *const keys[] = {"$schema", "format", "title", "mesh", "sections", "sets", "supports",
                                      "loads", "initial", "rigid_bodies", "analysis", "output",
                                      "backend", NULL};
   static const char *const backends[] = {"cpu", "cuda", "opencl", "auto", NULL};

@@ -63,7 +63,9 @@ static int write_shape(crd_run *r, int k, double freq, const double *phi, double
   snprintf(path, sizeof path, "%s/%s", r->dir, rel);
   crd_vtu_field pf[2] = {{"mode_shape", 3, u}, {"normal_change", 3, dp}};
   CRD_CALL(crd_vtu_write(path, pb->nn, pb->m->x, pb->ne, pb->m->quads, 2, pf, 0, NULL));
-  return crd_pvd_add(r->pvd, freq, rel);
+  CRD_CALL(crd_pvd_add(r->pvd, freq, rel));
+  r->nframes++;
+  return 0;
 }
 
 int crd_modal_run(crd_run *r)

@@ -261,7 +261,8 @@ static int run_arc_length(crd_run *r, st_work *w)
   double lam = 0.0, ds = -1.0, L0[3] = {0, 0, 0}, size = model_size(r->m);
   int step = 0, first = 1, rc = 0, maxinc = 20 * an->steps, desired = 5;
   memset(w->Du_prev, 0, sizeof(double) * n);
-  while (lam < an->max_load_factor * (1.0 - 1e-9) && step < maxinc) {
+  const double lam_stop = an->arc_length_max_factor; /* default max_load_factor (case.c) */
+  while (lam < lam_stop * (1.0 - 1e-9) && step < maxinc) {
     save_state(pb, w);
     double rn, ref, U, res = 0;
     /* predictor */
@@ -331,7 +332,7 @@ static int run_arc_length(crd_run *r, st_work *w)
     ++step;
     double Us = 0.0;
     for (int e = 0; e < pb->ne; ++e) Us += pb->ue[e];
-    int last = lam >= an->max_load_factor * (1.0 - 1e-9) || step >= maxinc;
+    int last = lam >= lam_stop * (1.0 - 1e-9) || step >= maxinc;
     if ((rc = crd_run_record(r, step, 0.0, lam, it, res, 0.0, Us, L0, L0, last))) goto out;
     crd_run_progress(r, "arc step %d  load factor %.6g  iterations %d  residual %.2e", step, lam, it, res);
     ds *= fmin(2.0, fmax(0.5, sqrt((double)desired / (double)(it > 0 ? it : 1))));

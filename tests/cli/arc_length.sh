@@ -21,4 +21,16 @@ awk -F, 'FNR == 1 { next }
   END { printf "# %d arc-length points compared, max relative difference %.2e\n", cnt, emax;
         exit !(cnt >= 5 && emax < 5e-4 && reached) }' "$tmp/lc/history.csv" "$tmp/arc/history.csv"
 check $? "arc-length points lie on the load-control path (tip deflection within 5e-4) and pass load factor 1"
+# arc_length_max_factor stops the path there (and the loader refuses what
+# cannot work: a negative max_load_factor in a nonlinear analysis)
+sed 's/"max_load_factor": 1.0,/"max_load_factor": 1.0, "arc_length": true, "arc_length_max_factor": 0.4,/' \
+  cases/sze31_cantilever_shear.json > "$tmp/arc04.json"
+"$CRDYN" run "$tmp/arc04.json" --out "$tmp/arc04" --quiet
+last=$(tail -1 "$tmp/arc04/history.csv" | cut -d, -f3)
+awk -v l="$last" 'BEGIN { exit !(l >= 0.4 && l < 0.6) }'
+check $? "arc_length_max_factor 0.4: the path stops past 0.4, short of 1 (last load factor $last)"
+sed 's/"max_load_factor": 1.0,/"max_load_factor": -1.0,/' cases/sze31_cantilever_shear.json > "$tmp/neg.json"
+err=$("$CRDYN" check "$tmp/neg.json" 2>&1)
+echo "$err" | grep -q 'max_load_factor: max_load_factor -1 < 0: .*reverse the loads'
+check $? "a negative max_load_factor under load control is refused: $err"
 echo "1..$n"

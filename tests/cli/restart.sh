@@ -126,7 +126,7 @@ check "[ $rc -eq 0 ] && cmp -s '$T/s2_ref/history.csv' '$T/sc_ref/history.csv' &
 "$CRDYN" run tests/restart/strip_checkpoint_seconds.json --out "$T/ss" --quiet >/dev/null 2>&1; rc=$?
 nw=$(sed -n 's/.*"written":[^0-9]*\([0-9]*\).*/\1/p' "$T/ss/summary.json")
 check "[ $rc -eq 0 ] && [ '${nw:-0}' -ge 1 ] && [ -f '$T/ss/checkpoint.crd' ] && cmp -s '$T/s2_ref/history.csv' '$T/ss/history.csv'" \
-  "checkpoint_every \"0.1s\": $nw checkpoints by wall time, the history the same as without"
+  "checkpoint_every \"0.02s\": $nw checkpoints by wall time, the history the same as without"
 kc=$(rnd 501 $((ns2 - 1))); last=$((kc / 500 * 500))
 out="$T/sc_crash"
 CRDYN_TEST_SIGKILL_STEP=$kc "$CRDYN" run "$SC" --out "$out" --quiet >/dev/null 2>&1; rc1=$?
