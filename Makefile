@@ -97,8 +97,14 @@ ifeq ($(SAN),1)
 endif
 
 BUILD   ?= build
-LIB_SRC := $(filter-out src/host/main.c,$(wildcard src/host/*.c))
-LIB_OBJ := $(patsubst src/host/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+# src/host/<part>/ (docs/architecture.md): one object per source, named by
+# its file (the names are unique across the folders), found through vpath.
+HOST_DIRS := $(sort $(dir $(wildcard src/host/*/*.c src/host/*/*/*.c src/host/*/*/*.cpp)))
+vpath %.c $(HOST_DIRS)
+vpath %.cpp $(HOST_DIRS)
+LIB_SRC := $(filter-out src/host/cli/main.c,$(wildcard src/host/*/*.c src/host/*/*/*.c))
+LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRC)))
+CPU_DIR := src/host/backends/cpu
 # the OpenCL program: the CRD_HD headers (dependency order) and the kernels
 CL_PARTS := include/crdyn/crd_hd.h include/crdyn/director.h include/crdyn/shell_q4.h include/crdyn/cr_frame.h \
             include/crdyn/shell_dyn.h include/crdyn/elem_eval.h include/crdyn/elem_split.h include/crdyn/shell_mass.h \
@@ -118,7 +124,7 @@ else ifeq ($(shell uname -m),x86_64)
 endif
 ELEM_OPT ?= -O3 -ffp-contract=off
 LIB_OBJ += $(patsubst %,$(BUILD)/obj/elem_isa_%.o,$(ELEM_ISAS))
-# The range bodies (src/host/elem_batch.cpp): the element headers compiled
+# The range bodies (src/host/backends/cpu/elem_batch.cpp): the element headers compiled
 # as C++ over a vector type, several elements per vector, one object per
 # variant beside elem_isa_<v>.o.  No C++ runtime is used (no exceptions,
 # RTTI, allocation), so the C link line stays as it is.
@@ -136,7 +142,7 @@ endif
 LIB_OBJ += $(BUILD)/obj/elem_batch.o $(patsubst %,$(BUILD)/obj/elem_batch_%.o,$(ELEM_ISAS))
 TESTS_C := $(wildcard tests/t[0-9][0-9][0-9]-*.c)
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TESTS_C))
-HEADERS := $(wildcard include/crdyn/*.h) $(wildcard src/host/*.h)
+HEADERS := $(wildcard include/crdyn/*.h) $(wildcard src/host/*/*.h src/host/*/*/*.h)
 # the CUDA kernels: the same CRD_HD headers, compiled by nvcc
 CU_SRC := $(wildcard src/kernels/*.cu)
 ifeq ($(CUDA),1)
@@ -193,19 +199,19 @@ $(shell mkdir -p $(BUILD) && { printf '%s\n' '$(BUILD_CONFIG)' | cmp -s - $(BUIL
   printf '%s\n' '$(BUILD_CONFIG)' >$(BUILD)/config.flags; })
 HEADERS += $(BUILD)/config.flags
 
-$(BUILD)/obj/%.o: src/host/%.c $(HEADERS) | $(BUILD)/obj
+$(BUILD)/obj/%.o: %.c $(HEADERS) | $(BUILD)/obj
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/elem_isa.o: src/host/elem_isa.c $(HEADERS) | $(BUILD)/obj
+$(BUILD)/obj/elem_isa.o: $(CPU_DIR)/elem_isa.c $(HEADERS) | $(BUILD)/obj
 	$(CC) $(CPPFLAGS) $(foreach i,$(ELEM_ISAS),-DCRD_ELEM_HAVE_$(i)) $(CFLAGS) $(ELEM_OPT) -c $< -o $@
 
-$(BUILD)/obj/elem_isa_%.o: src/host/elem_isa.c $(HEADERS) | $(BUILD)/obj
+$(BUILD)/obj/elem_isa_%.o: $(CPU_DIR)/elem_isa.c $(HEADERS) | $(BUILD)/obj
 	$(CC) $(CPPFLAGS) -DCRD_ELEM_ISA_SUFFIX=$* $(CFLAGS) $(ELEM_OPT) -march=x86-64-$* -c $< -o $@
 
-$(BUILD)/obj/elem_batch.o: src/host/elem_batch.cpp $(HEADERS) | $(BUILD)/obj
+$(BUILD)/obj/elem_batch.o: $(CPU_DIR)/elem_batch.cpp $(HEADERS) | $(BUILD)/obj
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(ELEM_OPT) -c $< -o $@
 
-$(BUILD)/obj/elem_batch_%.o: src/host/elem_batch.cpp $(HEADERS) | $(BUILD)/obj
+$(BUILD)/obj/elem_batch_%.o: $(CPU_DIR)/elem_batch.cpp $(HEADERS) | $(BUILD)/obj
 	$(CXX) $(CPPFLAGS) -DCRD_ELEM_ISA_SUFFIX=$* $(CXXFLAGS) $(ELEM_OPT) -march=x86-64-$* -c $< -o $@
 
 $(BUILD)/gen/crd_cl_source.c: tools/cl_embed.sh $(CL_PARTS) | $(BUILD)/gen
@@ -277,7 +283,7 @@ FUZZ_CC   ?= clang
 FUZZ_DIR  := build-fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -Wall -Wextra -fopenmp $(FUZZ_SAN) -fsanitize=fuzzer-no-link
-FUZZ_OBJ  := $(patsubst src/host/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC))
+FUZZ_OBJ  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(notdir $(LIB_SRC)))
 # the generic range bodies (elem_batch.cpp; elem_isa.c is built here without
 # the v3/v4 variants): C++ without its runtime, UBSan's C++ type checks off
 # as in the SAN build
@@ -297,10 +303,10 @@ FUZZ_OPTS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 FUZZ_SEEDS_case := cases fuzz/seeds/json
 FUZZ_SEEDS_gmsh := fuzz/msh
 
-$(FUZZ_DIR)/obj/%.o: src/host/%.c $(HEADERS) | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/%.o: %.c $(HEADERS) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_DIR)/obj/elem_batch.o: src/host/elem_batch.cpp $(HEADERS) | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/elem_batch.o: $(CPU_DIR)/elem_batch.cpp $(HEADERS) | $(FUZZ_DIR)/obj
 	$(FUZZ_CXX) $(CPPFLAGS) $(FUZZ_CXXFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/obj/crd_cl_source.o: $(BUILD)/gen/crd_cl_source.c | $(FUZZ_DIR)/obj

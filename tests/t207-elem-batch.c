@@ -1,4 +1,4 @@
-/* The range bodies (elem_isa.h, src/host/elem_batch.cpp: several elements
+/* The range bodies (elem_isa.h, src/host/backends/cpu/elem_batch.cpp: several elements
  * in the lanes of a vector) give the per-element bodies' bits, for every
  * variant this build and CPU have: static force + tangent, force only, and
  * the implicit midpoint element with and without K, over NE elements whose

@@ -11,7 +11,7 @@
 
 #include <cholmod.h>
 
-#include "../src/host/super_solve.h"
+#include "../src/host/solvers/super_solve.h"
 #include "tap.h"
 
 static double urand(unsigned *s)

@@ -13,7 +13,7 @@
 #include "tap.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
-#include "../src/host/solver_priv.h"
+#include "../src/host/solvers/solver_priv.h"
 
 int main(void)
 {

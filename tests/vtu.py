@@ -1,5 +1,5 @@
 """Reader for the ASCII VTU frames and the result.pvd collection crdyn writes
-(src/host/output.c), for the tests.  Standard library only.
+(src/host/io/output.c), for the tests.  Standard library only.
 
 read_vtu(path) parses the XML and checks the structure a VTK reader
 (ParaView) relies on: one UnstructuredGrid Piece, every DataArray with the

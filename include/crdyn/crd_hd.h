@@ -26,7 +26,10 @@
 #  else
 #    define CRD_HD static inline
 #  endif
-#  if defined(__CUDA_ARCH__)
+/* CRD_CUDA_EMU: the host emulation of CUDA (tests/cuda_emu/cuda_runtime.h,
+ * compiled by g++ for tests/cli/cuda_emu.sh), whose threads have their own
+ * threadIdx and whose __syncthreads is a barrier, as on a device */
+#  if defined(__CUDA_ARCH__) || defined(CRD_CUDA_EMU)
 #    define CRD_TID ((int)threadIdx.x)
 #    define CRD_NTID ((int)blockDim.x)
 #    define CRD_SYNC() __syncthreads()

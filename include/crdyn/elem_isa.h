@@ -1,7 +1,7 @@
 /* crdyn: the CPU backend's element bodies (elem_eval.h) compiled for more
  * than one x86-64 level, picked at run time (host only, not CRD_HD).
  *
- * src/host/elem_isa.c is compiled once with the build's flags ("generic")
+ * src/host/backends/cpu/elem_isa.c is compiled once with the build's flags ("generic")
  * and, on x86-64, again with -O3 -march=x86-64-v3 (AVX2) and -march=x86-64-v4
  * (AVX-512) (Makefile ELEM_ISAS; PORTABLE=1 builds the generic one only).
  * All use -ffp-contract=off, as the OpenCL program does (crd_hd.h): the
@@ -11,7 +11,7 @@
  * widest variant the CPU runs, or the one named by CRDYN_ELEM_ISA
  * (generic, x86-64-v3, x86-64-v4) when set and runnable.
  *
- * Each variant also has the range bodies (src/host/elem_batch.cpp): the
+ * Each variant also has the range bodies (src/host/backends/cpu/elem_batch.cpp): the
  * same element functions compiled as C++ over crd_lanes (elem_lanes.h),
  * 2, 4 or 8 elements in the lanes of one vector (SSE2, AVX2, AVX-512),
  * with the bits of the per-element bodies (t205).  A group whose elements

@@ -57,7 +57,7 @@ elif [ $has_cuda = 1 ]; then
   done
   if [ -e "$CUDA_INC/cusolverSp.h" ]; then
     flags="-D_GNU_SOURCE -Iinclude -I/usr/include/suitesparse -DCRD_HAVE_CUDA -isystem $CUDA_INC -std=c11 -Wall -Wextra -fopenmp"
-    srcs="src/host/backend_cuda.c src/host/backend_cuda_explicit.c src/host/solver_cusolver.c src/host/backend.c src/host/solver_cholmod.c src/host/run.c"
+    srcs="src/host/backends/cuda/backend_cuda.c src/host/backends/cuda/backend_cuda_explicit.c src/host/solvers/solver_cusolver.c src/host/backends/backend.c src/host/solvers/solver_cholmod.c src/host/analysis/run.c"
     # compiled for real at -O2 (some warnings, e.g. -Wformat-truncation, need the optimizer)
     r=0; : >"$tmp/cc.log"
     for f in $srcs; do
@@ -66,7 +66,7 @@ elif [ $has_cuda = 1 ]; then
     [ $r -eq 0 ] && ! grep -qi warning "$tmp/cc.log" && ok "gcc -Wall -Wextra: the CUDA host files compile without warnings" \
       || { nok "gcc on the CUDA host files (rc $r)"; sed 's/^/# /' "$tmp/cc.log" | head -20; }
     # the check can fail: without the defines cusolverSp's deprecations warn
-    ${CC:-cc} -fsyntax-only $flags src/host/solver_cusolver.c >"$tmp/cc2.log" 2>&1
+    ${CC:-cc} -fsyntax-only $flags src/host/solvers/solver_cusolver.c >"$tmp/cc2.log" 2>&1
     w=$(grep -c 'deprecated' "$tmp/cc2.log")
     [ "$w" -gt 0 ] && ok "the warning check sees warnings: without DISABLE_CUSOLVER_DEPRECATED gcc gives $w deprecation lines" \
       || nok "no deprecation warnings without DISABLE_CUSOLVER_DEPRECATED (the check cannot fail?)"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The output folder (src/host/run_folder.c) and the printed restart command:
+# The output folder (src/host/io/run_folder.c) and the printed restart command:
 #   - the "continue with:" command printed on SIGINT, run verbatim by a
 #     shell, ends with outputs byte-identical to an uninterrupted run, also
 #     with an output folder whose name needs quoting; the same command

@@ -1,5 +1,5 @@
 /* crdyn: CRD_LANES elements in the lanes of one vector (C++ only; the CPU
- * backend's batched element bodies, src/host/elem_batch.cpp).
+ * backend's batched element bodies, src/host/backends/cpu/elem_batch.cpp).
  *
  * crd_lanes stands in for `double` when the element headers (CRD_HD, pure
  * functions on double arrays) are compiled as C++ with `#define double
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #ifndef __cplusplus
-#  error "elem_lanes.h is C++ (src/host/elem_batch.cpp)"
+#  error "elem_lanes.h is C++ (src/host/backends/cpu/elem_batch.cpp)"
 #endif
 
 /* lanes per vector: the widest the -march of this variant has */
