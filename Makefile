@@ -161,7 +161,7 @@ ifneq ($(OPENCL),0)
 endif
 
 .PHONY: gpu-bundle gpu-check
-.PHONY: all test deps check-deps check-tools info clean bench bench-tools bench-smoke valgrind fuzz fuzz-build cases
+.PHONY: all test deps check-deps check-tools info clean complexity bench bench-tools bench-smoke valgrind fuzz fuzz-build cases
 all: check-deps $(BUILD)/crdyn
 
 # SAN=1, make fuzz and make valgrind also need clang, its runtimes and
@@ -372,6 +372,12 @@ gpu-bundle:
 	sh profiling/gpu_bundle.sh $(GPU_BUILD) $(BUILD)/gpu-bundle
 gpu-check:
 	sh profiling/gpu_check.sh $(BUILD)/gpu-bundle
+
+# The house rules on function size and complexity (tools/complexity.sh,
+# lizard from PyPI): no host function over 100 lines, at most 5 over 60,
+# none with a cyclomatic complexity over 30.
+complexity:
+	@sh tools/complexity.sh
 
 info:
 	@echo "cc: $(CC) $(CFLAGS)"; echo "backends: cpu$$( [ "$(OPENCL)" = 1 ] && echo ', opencl')"; \

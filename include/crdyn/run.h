@@ -7,6 +7,8 @@
 #include "crdyn/output.h"
 #include "crdyn/problem.h"
 
+#define CRD_VERSION "0.1.0"
+
 typedef struct crd_run_opts {
   const char *argv0;        /* how crdyn was started (for the printed restart command); NULL: "crdyn" */
   const char *case_path;
@@ -79,6 +81,12 @@ typedef struct crd_run {
     double f1;
   } modal;
 } crd_run;
+
+/* summary.json (run_report.c): status "complete", or "failed" /
+ * "interrupted" with the message and where the run stopped. */
+int crd_run_write_summary(const crd_run *r, double wall, const char *status, const char *message);
+/* --timing: the per-phase table on stdout. */
+void crd_run_print_timing(const crd_run *r);
 
 /* Run a case from start to end (or just check it).  Returns 0 or <0 with
  * the message in the error buffer. */

@@ -18,8 +18,6 @@
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
 
-#define CRD_VERSION "0.1.0"
-
 /* a progress line rewritten in place on the terminal, not yet ended */
 static int progress_open;
 
@@ -204,184 +202,6 @@ static int record_out(crd_run *r, int step, double t_last, double time, double l
   return 0;
 }
 
-static long peak_rss_kib(void)
-{
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
-
-/* --timing: one row per phase, as printed and as written to summary.json. */
-typedef struct timing_row {
-  const char *key, *label;
-  double count, seconds;  /* count: element evaluations, calls or steps */
-} timing_row;
-
-static int timing_rows(const crd_run *r, timing_row *rows)
-{
-  const crd_phase_times *tm = &r->pb->tm;
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
-  timing_row t[] = {
-    {"element_tangent", "element tangent + force (elements)", (double)tm->nelem_K, tm->elem_K_s},
-    {"element_force", "element force only (elements)", (double)tm->nelem_f, tm->elem_f_s},
-    {"element_implicit", "element implicit midpoint + inertia (elements)", (double)tm->nelem_mid, tm->elem_mid_s},
-    {"element_implicit_tangent", "  of which with the tangent (elements)", (double)tm->nelem_mid_K, tm->elem_mid_K_s},
-    {"assembly", "scatter into F and K (calls)", (double)tm->nassemble, tm->assemble_s},
-    {"analyse", "solver analyse (calls)", ss->nanalyse, ss->analyse_s},
-    {"factorize_first", "first factorization of a pattern", ss->nfactor > 0 ? 1 : 0, ss->factor_first_s},
-    {"refactorize", "refactorizations (calls)", ss->nrefactor, ss->refactor_s},
-    {"solve", "triangular solves (calls)", ss->nsolve, ss->solve_s},
-    {"newton_iteration", "Newton iterations", r->newton_iters, r->time_implicit},
-    {"implicit_step", "implicit steps", r->dyn.implicit_steps, r->time_implicit},
-    {"explicit_step", "explicit steps", r->dyn.explicit_steps, r->time_explicit},
-    {"output", "output (history, frames)", r->nrows + r->nframes, r->time_output},
-  };
-  int n = (int)(sizeof t / sizeof t[0]);
-  memcpy(rows, t, sizeof t);
-  return n;
-}
-
-static void add_timing(const crd_run *r, cJSON *js)
-{
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
-  timing_row rows[16];
-  int n = timing_rows(r, rows);
-  cJSON *t = cJSON_AddObjectToObject(js, "timing");
-  cJSON_AddNumberToObject(t, "threads", r->pb->nthreads);
-  /* the cuda backend times its element kernels and assembly with CUDA events (device time) */
-  cJSON_AddStringToObject(t, "element_clock", strcmp(r->pb->be->ops->name, "cuda") ? "wall" : "cuda_events");
-  for (int k = 0; k < n; ++k) {
-    cJSON *o = cJSON_AddObjectToObject(t, rows[k].key);
-    cJSON_AddNumberToObject(o, "count", rows[k].count);
-    cJSON_AddNumberToObject(o, "seconds", rows[k].seconds);
-    cJSON_AddNumberToObject(o, "seconds_each", rows[k].count > 0 ? rows[k].seconds / rows[k].count : 0.0);
-  }
-  cJSON_AddNumberToObject(t, "elements_batched", (double)r->pb->tm.nelem_batched);
-  cJSON_AddNumberToObject(t, "element_implicit_tangent_fastest_pass_s_each", r->pb->tm.elem_mid_K_fastest_each_s);
-  cJSON_AddNumberToObject(t, "refactorize_min_s", ss->refactor_min_s);
-  cJSON_AddNumberToObject(t, "factor_flops", ss->flops_factor);
-  cJSON_AddNumberToObject(t, "nnz_L", ss->nnz_factor);
-  cJSON_AddNumberToObject(t, "nnz_L_stored", ss->nnz_stored);
-  if (ss->blas_threads > 0) cJSON_AddNumberToObject(t, "blas_threads", ss->blas_threads);
-  cJSON_AddNumberToObject(t, "refactorize_gflops_per_s",
-                          ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
-  cJSON_AddNumberToObject(t, "peak_rss_mib", peak_rss_kib() / 1024.0);
-}
-
-static void print_timing(const crd_run *r)
-{
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
-  timing_row rows[16];
-  int n = timing_rows(r, rows);
-  printf("timing (%d threads)\n  %-48s %10s %11s %13s\n", r->pb->nthreads, "phase", "count", "total s",
-         "each ms");
-  for (int k = 0; k < n; ++k) {
-    if (rows[k].count <= 0) continue;
-    printf("  %-48s %10.0f %11.4f %13.5f\n", rows[k].label, rows[k].count, rows[k].seconds,
-           1e3 * rows[k].seconds / rows[k].count);
-  }
-  const crd_phase_times *tm = &r->pb->tm;
-  long long nev = tm->nelem_K + tm->nelem_f + tm->nelem_mid;
-  if (tm->nelem_batched > 0 && nev > 0)
-    printf("  element evaluations in SIMD batches: %lld of %lld (%.1f%%)\n", tm->nelem_batched, nev,
-           100.0 * (double)tm->nelem_batched / (double)nev);
-  printf("  factor: nnz(L) %.4g (%.4g stored), %.4g flops, fastest refactorization %.4f s = %.2f GFLOP/s",
-         ss->nnz_factor, ss->nnz_stored, ss->flops_factor, ss->refactor_min_s,
-         ss->refactor_min_s > 0 ? 1e-9 * ss->flops_factor / ss->refactor_min_s : 0.0);
-  if (ss->blas_threads > 0) printf(", BLAS on %d thread%s", ss->blas_threads, ss->blas_threads > 1 ? "s" : "");
-  printf("\n");
-  printf("  peak RSS %.1f MiB\n", peak_rss_kib() / 1024.0);
-  if (!strcmp(r->pb->be->ops->name, "cuda"))
-    printf("  element and assembly rows: device time (CUDA events), %s assembly\n",
-           r->pb->be->deterministic ? "deterministic" : "atomic");
-}
-
-/* status "complete", or "failed" / "interrupted" with the message and the
- * checkpoint to go on from (a failed run's summary must not look complete). */
-static int write_summary(crd_run *r, double wall, const char *status, const char *message)
-{
-  const crd_model *m = r->m;
-  cJSON *js = cJSON_CreateObject();
-  cJSON_AddStringToObject(js, "crdyn", CRD_VERSION);
-  cJSON_AddStringToObject(js, "case", m->case_path);
-  cJSON_AddStringToObject(js, "title", m->title);
-  cJSON_AddStringToObject(js, "status", status);
-  if (message) cJSON_AddStringToObject(js, "message", message);
-  if (r->opts->restart_path) cJSON_AddStringToObject(js, "restarted_from", r->opts->restart_path);
-  if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) {
-    cJSON *ck = cJSON_AddObjectToObject(js, "checkpoint");
-    cJSON_AddNumberToObject(ck, "written", r->nckpt);
-    if (r->ckpt_step >= 0) {
-      cJSON_AddStringToObject(ck, "path", r->ckpt_path);
-      cJSON_AddNumberToObject(ck, "step", r->ckpt_step);
-    } else
-      cJSON_AddNullToObject(ck, "path");
-    if (strcmp(status, "complete")) {
-      cJSON_AddNumberToObject(js, "last_good_step", r->dyn.step);
-      cJSON_AddNumberToObject(js, "last_good_time", r->dyn.t);
-    }
-  }
-  cJSON_AddStringToObject(js, "backend", r->pb->be->ops->name);
-  cJSON_AddStringToObject(js, "device", r->pb->be->device_name);
-  cJSON_AddStringToObject(js, "solver", crd_solver_name(r->pb->solver));
-  if (!strcmp(r->pb->be->ops->name, "cuda"))
-    cJSON_AddStringToObject(js, "assembly", r->pb->be->deterministic ? "deterministic" : "atomic");
-  static const char *types[] = {"static", "modal", "dynamic"};
-  cJSON_AddStringToObject(js, "analysis", types[m->analysis.type]);
-  cJSON *c = cJSON_AddObjectToObject(js, "counts");
-  cJSON_AddNumberToObject(c, "nodes", m->nn);
-  cJSON_AddNumberToObject(c, "elements", m->ne);
-  cJSON_AddNumberToObject(c, "equations", r->pb->neq);
-  cJSON_AddNumberToObject(c, "nnz_K", (double)r->pb->K->nnz);
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
-  cJSON_AddNumberToObject(c, "nnz_L", ss->nnz_factor);
-  cJSON_AddNumberToObject(c, "steps", r->steps);
-  cJSON_AddNumberToObject(c, "newton_iterations", r->newton_iters);
-  cJSON_AddNumberToObject(c, "step_cuts", r->cuts);
-  cJSON_AddNumberToObject(c, "history_rows", r->nrows);
-  cJSON_AddNumberToObject(c, "frames", r->nframes);
-  cJSON *t = cJSON_AddObjectToObject(js, "time_s");
-  cJSON_AddNumberToObject(t, "wall", wall);
-  cJSON_AddNumberToObject(t, "element_eval_and_assembly", r->time_eval);
-  cJSON_AddNumberToObject(t, "analyse", ss->analyse_s);
-  cJSON_AddNumberToObject(t, "factorize", ss->factor_s);
-  cJSON_AddNumberToObject(t, "solve", ss->solve_s);
-  cJSON_AddNumberToObject(t, "output", r->time_output);
-  cJSON_AddNumberToObject(js, "factor_gflops_per_s",
-                          ss->factor_s > 0 ? 1e-9 * ss->flops_factor * ss->nfactor / ss->factor_s : 0.0);
-  cJSON_AddNumberToObject(js, "peak_rss_mib", peak_rss_kib() / 1024.0);
-  if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) {
-    cJSON *d = cJSON_AddObjectToObject(js, "dynamics");
-    cJSON_AddNumberToObject(d, "implicit_steps", r->dyn.implicit_steps);
-    cJSON_AddNumberToObject(d, "explicit_steps", r->dyn.explicit_steps);
-    cJSON_AddNumberToObject(d, "newton_per_implicit_step",
-                            r->dyn.implicit_steps ? (double)r->newton_iters / r->dyn.implicit_steps : 0.0);
-    cJSON_AddNumberToObject(d, "max_energy_change_per_step_rho1", r->dyn.max_energy_residual);
-    cJSON_AddNumberToObject(d, "monotone_energy_steps", r->dyn.mono_steps);
-    cJSON_AddNumberToObject(d, "monotone_energy_iterations", r->dyn.mono_iters);
-    cJSON_AddNumberToObject(d, "monotone_energy_max_xi", r->dyn.xi_max);
-    cJSON_AddNumberToObject(d, "rotational_mass_scaling", r->dyn.rot_mass_scaling);
-    cJSON_AddNumberToObject(d, "explicit_stable_dt", r->dyn.dt_stable);
-  }
-  if (m->analysis.type == CRD_ANALYSIS_MODAL) {
-    cJSON *d = cJSON_AddObjectToObject(js, "modal");
-    cJSON_AddNumberToObject(d, "modes", r->modal.nmodes);
-    cJSON_AddNumberToObject(d, "rigid_body_modes", r->modal.nrigid);
-    cJSON_AddNumberToObject(d, "first_elastic_frequency", r->modal.f1);
-  }
-  if (r->opts->timing) add_timing(r, js);
-  cJSON *f = cJSON_AddObjectToObject(js, "final");
-  cJSON_AddNumberToObject(f, "strain_energy", r->strain);
-  cJSON_AddNumberToObject(f, "external_work", r->wext);
-  char *txt = cJSON_Print(js);
-  char path[2 * CRD_PATH_MAX];
-  snprintf(path, sizeof path, "%s/summary.json", r->dir);
-  int rc = crd_write_atomic(path, txt);
-  free(txt);
-  cJSON_Delete(js);
-  return rc;
-}
-
 static void run_free(crd_run *r)
 {
   crd_ckpt_close(&r->restart);
@@ -488,63 +308,60 @@ static int open_outputs(crd_run *r)
   return open_history(r);
 }
 
-int crd_run_case(const crd_run_opts *opts)
+/* Rigid bodies with a shell mesh run in dynamic analyses only (tie.h); a
+ * model of rigid bodies only runs on the CPU backend. */
+static int check_model_kind(const crd_run *r, const char *be)
 {
-  crd_run run, *r = &run;
-  memset(r, 0, sizeof run);
-  r->opts = opts;
-  r->t_start = crd_wtime();
-  r->stage = 1;
-  int rc = crd_case_load(opts->case_path, &r->m);
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
-  crd_model *m = r->m;
-  snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : m->output.dir);
-  const char *be = opts->backend ? opts->backend : m->backend;
-  if (m->nbodies > 0 && m->ne > 0) { /* tie.h: dynamic analyses only */
-    if (m->analysis.type != CRD_ANALYSIS_DYNAMIC) {
-      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies with a shell mesh run in dynamic analyses "
+  const crd_model *m = r->m;
+  if (m->nbodies > 0 && m->ne > 0 && m->analysis.type != CRD_ANALYSIS_DYNAMIC)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.rigid_bodies: rigid bodies with a shell mesh run in dynamic analyses "
                    "only (this one is %s)", m->case_path, m->analysis.type == CRD_ANALYSIS_STATIC ? "static" : "modal");
-      goto out;
-    }
-  }
-  if (m->ne == 0) { /* rigid bodies only */
-    if (strcmp(be, "cpu") && strcmp(be, "auto")) {
-      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: backend '%s': a model of rigid bodies only runs on the cpu backend",
+  if (m->ne == 0 && strcmp(be, "cpu") && strcmp(be, "auto"))
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: backend '%s': a model of rigid bodies only runs on the cpu backend",
                    m->case_path, be);
-      goto out;
-    }
-    rc = crd_rigid_run(r);
-    goto out;
-  }
-  int nthreads = opts->threads;
-  if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  crd_solver_set_blas_threads(nthreads);
-  if ((rc = crd_problem_create(m, nthreads, &r->pb))) goto out;
+  return 0;
+}
+
+/* The backend named by --backend or the case (the CPU's is the problem's
+ * own); a failure of the case's choice names its JSON path. */
+static int choose_backend(crd_run *r, const char *be)
+{
+  const crd_run_opts *opts = r->opts;
   if (strcmp(be, "cpu") || opts->device >= 0) {
-    if ((rc = crd_problem_set_backend(r->pb, be, opts->device))) {
+    int rc = crd_problem_set_backend(r->pb, be, opts->device);
+    if (rc) {
       if (!opts->backend && strcmp(be, "cpu")) { /* from the case file: say so */
         char why[1024];
         snprintf(why, sizeof why, "%s", crd_err_message());
-        rc = CRD_ERR(rc, "%s: $.backend: %s", m->case_path, why);
+        rc = CRD_ERR(rc, "%s: $.backend: %s", r->m->case_path, why);
       }
-      goto out;
+      return rc;
     }
     if (!opts->quiet) printf("backend %s: %s\n", r->pb->be->ops->name, r->pb->be->device_name);
   }
   r->pb->be->deterministic = opts->deterministic;
   if (r->pb->be->note[0]) fprintf(stderr, "crdyn: %s\n", r->pb->be->note);
-  if ((rc = choose_solver(r))) goto out;
-  if ((rc = crd_loads_create(r->pb, &r->loads))) goto out;
-  if ((rc = crd_ties_create(m, r->pb, &r->ties))) goto out;
-  if (opts->check_only) {
-    rc = crd_check_print(r);
-    goto out;
-  }
-  if ((rc = crd_hash_file(opts->case_path, &r->case_hash))) goto out;
-  snprintf(r->ckpt_path, sizeof r->ckpt_path, "%.1023s/checkpoint.crd", r->dir);
-  r->ckpt_step = -1;
-  r->ckpt_wall = r->t_start;
-  /* test hooks (tests/cli/restart.sh, watchdog.sh): not for users */
+  return 0;
+}
+
+/* The problem of a shell model: numbering and pattern on the threads asked
+ * for, the backend, the solver, the loads and the ties. */
+static int build_problem(crd_run *r, const char *be)
+{
+  int nthreads = r->opts->threads;
+  if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  crd_solver_set_blas_threads(nthreads);
+  CRD_CALL(crd_problem_create(r->m, nthreads, &r->pb));
+  CRD_CALL(choose_backend(r, be));
+  CRD_CALL(choose_solver(r));
+  CRD_CALL(crd_loads_create(r->pb, &r->loads));
+  return crd_ties_create(r->m, r->pb, &r->ties);
+}
+
+/* The test hooks (tests/cli/restart.sh, watchdog.sh, guards.sh): not for
+ * users. */
+static void read_test_hooks(crd_run *r)
+{
   const char *hook = getenv("CRDYN_TEST_SIGINT_STEP");
   r->test_sigint_step = hook ? atoi(hook) : 0;
   hook = getenv("CRDYN_TEST_SIGKILL_STEP");
@@ -555,66 +372,118 @@ int crd_run_case(const crd_run_opts *opts)
   r->test_nan_step = hook ? atoi(hook) : 0;
   hook = getenv("CRDYN_TEST_UNSTABLE_DT");
   r->test_unstable_dt = hook && !strcmp(hook, "1");
-  if (opts->restart_path) {
-    if (m->analysis.type != CRD_ANALYSIS_DYNAMIC) {
-      rc = CRD_ERR(CRD_ERR_UNSUPPORTED, "--restart %s: only dynamic analyses have checkpoints (%s is %s)",
+}
+
+/* --restart: the checkpoint of this very case (its hash), of a dynamic
+ * analysis; without it, a note where checkpoints were asked of an analysis
+ * that writes none. */
+static int open_restart(crd_run *r)
+{
+  const crd_model *m = r->m;
+  const crd_run_opts *opts = r->opts;
+  if (!opts->restart_path) {
+    if (m->analysis.type != CRD_ANALYSIS_DYNAMIC &&
+        (m->output.checkpoint_every_steps > 0 || m->output.checkpoint_every_seconds > 0) && !opts->quiet)
+      printf("note: %s: $.output.checkpoint_every: only dynamic analyses write checkpoints\n", m->case_path);
+    return 0;
+  }
+  if (m->analysis.type != CRD_ANALYSIS_DYNAMIC)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "--restart %s: only dynamic analyses have checkpoints (%s is %s)",
                    opts->restart_path, m->case_path, m->analysis.type == CRD_ANALYSIS_STATIC ? "static" : "modal");
-      goto out;
-    }
-    if ((rc = crd_ckpt_open(opts->restart_path, &r->restart))) goto out;
-    if (crd_ckpt_case_hash(r->restart) != r->case_hash) {
-      rc = CRD_ERR(CRD_ERR_INPUT, "%s: the checkpoint is of another case (case hash %016llx; %s hashes to "
+  CRD_CALL(crd_ckpt_open(opts->restart_path, &r->restart));
+  if (crd_ckpt_case_hash(r->restart) != r->case_hash)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: the checkpoint is of another case (case hash %016llx; %s hashes to "
                    "%016llx): refusing to restart", opts->restart_path,
                    (unsigned long long)crd_ckpt_case_hash(r->restart), m->case_path,
                    (unsigned long long)r->case_hash);
-      goto out;
-    }
-  } else if (m->analysis.type != CRD_ANALYSIS_DYNAMIC &&
-             (m->output.checkpoint_every_steps > 0 || m->output.checkpoint_every_seconds > 0) && !opts->quiet)
-    printf("note: %s: $.output.checkpoint_every: only dynamic analyses write checkpoints\n", m->case_path);
-  /* outputs: only now, when the case is known to be valid */
-  if ((rc = open_outputs(r))) goto out;
-  if (!opts->quiet)
-    printf("crdyn %s: %s: %d nodes, %d elements, %d equations -> %s\n", CRD_VERSION, m->title, m->nn, m->ne,
-           r->pb->neq, r->dir);
-  switch (m->analysis.type) {
-  case CRD_ANALYSIS_STATIC: rc = crd_static_run(r); break;
-  case CRD_ANALYSIS_DYNAMIC: rc = crd_dynamic_run(r); break;
-  case CRD_ANALYSIS_MODAL: rc = crd_modal_run(r); break;
+  return 0;
+}
+
+static int run_analysis(crd_run *r)
+{
+  switch (r->m->analysis.type) {
+  case CRD_ANALYSIS_STATIC: return crd_static_run(r);
+  case CRD_ANALYSIS_DYNAMIC: return crd_dynamic_run(r);
+  case CRD_ANALYSIS_MODAL: return crd_modal_run(r);
   }
-  crd_run_progress_break();
-  if (rc) {
-    /* the history stays history.csv.part, the last checkpoint is kept, and
-     * summary.json says the run did not complete and why (status "failed"
-     * or "interrupted": never "complete") */
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", crd_err_message());
-    if (rc != CRD_ERR_INTERRUPTED && m->analysis.type == CRD_ANALYSIS_DYNAMIC) {
-      size_t len = strlen(msg);
-      if (r->ckpt_step >= 0)
-        snprintf(msg + len, sizeof msg - len, "; the last good checkpoint, of step %d, is kept in %.1000s", r->ckpt_step,
-                 r->ckpt_path);
-      else
-        snprintf(msg + len, sizeof msg - len, "; no checkpoint was written");
-    }
-    crd_history_close(&r->hist, 0);
-    /* dynamics only: a failed static or modal run leaves no summary at all
-     * (tests/cli/bad_input.sh), a dynamic one says where it stopped */
-    if (m->analysis.type == CRD_ANALYSIS_DYNAMIC)
-      write_summary(r, r->wall_before + crd_wtime() - r->t_start,
-                    rc == CRD_ERR_INTERRUPTED ? "interrupted" : "failed", msg);
-    rc = crd_err_set(rc, __FILE__, __LINE__, __func__, "%s", msg);
-    goto out;
+  return 0;
+}
+
+/* A run that stopped (rc): the history stays history.csv.part, the last
+ * checkpoint is kept, and a dynamic run's summary.json says it did not
+ * complete and why (status "failed" or "interrupted", never "complete");
+ * a failed static or modal run leaves no summary at all
+ * (tests/cli/bad_input.sh).  Returns rc with the message completed. */
+static int finish_stopped(crd_run *r, int rc)
+{
+  const int dynamic = r->m->analysis.type == CRD_ANALYSIS_DYNAMIC;
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", crd_err_message());
+  if (rc != CRD_ERR_INTERRUPTED && dynamic) {
+    size_t len = strlen(msg);
+    if (r->ckpt_step >= 0)
+      snprintf(msg + len, sizeof msg - len, "; the last good checkpoint, of step %d, is kept in %.1000s", r->ckpt_step,
+               r->ckpt_path);
+    else
+      snprintf(msg + len, sizeof msg - len, "; no checkpoint was written");
   }
-  if ((rc = crd_history_close(&r->hist, 1))) goto out;
+  crd_history_close(&r->hist, 0);
+  if (dynamic)
+    crd_run_write_summary(r, r->wall_before + crd_wtime() - r->t_start, rc == CRD_ERR_INTERRUPTED ? "interrupted" : "failed",
+                  msg);
+  return crd_err_set(rc, __FILE__, __LINE__, __func__, "%s", msg);
+}
+
+/* A complete run: history.csv in place, summary.json last, the timing
+ * table and the closing line. */
+static int finish_complete(crd_run *r)
+{
+  CRD_CALL(crd_history_close(&r->hist, 1));
   double wall = r->wall_before + crd_wtime() - r->t_start;
-  if ((rc = write_summary(r, wall, "complete", NULL))) goto out;
-  if (opts->timing) print_timing(r);
-  if (!opts->quiet)
+  CRD_CALL(crd_run_write_summary(r, wall, "complete", NULL));
+  if (r->opts->timing) crd_run_print_timing(r);
+  if (!r->opts->quiet)
     printf("done: %d steps, %d Newton iterations, %.2f s (elements %.2f s, factorize %.2f s, solve %.2f s)\n",
            r->steps, r->newton_iters, wall, r->time_eval, crd_solver_get_stats(r->pb->solver)->factor_s,
            crd_solver_get_stats(r->pb->solver)->solve_s);
-out:
+  return 0;
+}
+
+/* A model with a shell mesh: the problem, then (crdyn check) the plan, or
+ * the restart, the outputs, the analysis and its end. */
+static int run_shell_model(crd_run *r, const char *be)
+{
+  const crd_model *m = r->m;
+  CRD_CALL(build_problem(r, be));
+  if (r->opts->check_only) return crd_check_print(r);
+  CRD_CALL(crd_hash_file(r->opts->case_path, &r->case_hash));
+  snprintf(r->ckpt_path, sizeof r->ckpt_path, "%.1023s/checkpoint.crd", r->dir);
+  r->ckpt_step = -1;
+  r->ckpt_wall = r->t_start;
+  read_test_hooks(r);
+  CRD_CALL(open_restart(r));
+  /* outputs: only now, when the case is known to be valid */
+  CRD_CALL(open_outputs(r));
+  if (!r->opts->quiet)
+    printf("crdyn %s: %s: %d nodes, %d elements, %d equations -> %s\n", CRD_VERSION, m->title, m->nn, m->ne,
+           r->pb->neq, r->dir);
+  int rc = run_analysis(r);
+  crd_run_progress_break();
+  return rc ? finish_stopped(r, rc) : finish_complete(r);
+}
+
+int crd_run_case(const crd_run_opts *opts)
+{
+  crd_run run, *r = &run;
+  memset(r, 0, sizeof run);
+  r->opts = opts;
+  r->t_start = crd_wtime();
+  r->stage = 1;
+  int rc = crd_case_load(opts->case_path, &r->m);
+  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : r->m->output.dir);
+  const char *be = opts->backend ? opts->backend : r->m->backend;
+  if (!(rc = check_model_kind(r, be))) rc = r->m->ne == 0 ? crd_rigid_run(r) : run_shell_model(r, be);
   if (rc) rc = crd_err_trace(rc, __FILE__, __LINE__, __func__);
   run_free(r);
   return rc;
