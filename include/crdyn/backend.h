@@ -159,6 +159,21 @@ int crd_backend_devices(char *buf, size_t n);
  * returns their number (0 without a device or without CUDA in the build). */
 int crd_backend_cuda_devices(char *buf, size_t n);
 
+/* A backend as it registers itself (its own file, backends/<name>/): the
+ * name --backend takes, its priority for "auto" (auto tries the backends of
+ * the build above the CPU's, highest first, and falls back to the CPU), its
+ * create, and what a failed create adds to its message when the backend was
+ * asked for by name.  A backend the build leaves out registers create NULL
+ * and says in not_built how to build it (backend.c). */
+typedef struct crd_backend_reg {
+  const char *name;
+  int auto_priority;
+  int (*create)(struct crd_problem *pb, int device, crd_backend **be);
+  const char *on_failure; /* appended to a CRD_ERR_BACKEND failure; NULL: the message as it is */
+  const char *not_built;
+} crd_backend_reg;
+extern const crd_backend_reg crd_backend_reg_cpu, crd_backend_reg_opencl, crd_backend_reg_cuda;
+
 /* Backends */
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);
 int crd_backend_opencl_create(struct crd_problem *pb, int device, crd_backend **be);

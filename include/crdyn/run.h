@@ -73,6 +73,7 @@ typedef struct crd_run {
   int test_sigkill_step;    /* CRDYN_TEST_SIGKILL_STEP: die (SIGKILL) after that step, a crash (tests) */
   int test_energy_step;     /* CRDYN_TEST_ENERGY_STEP: implicit steps gain energy from that step on (tests) */
   int test_nan_step;        /* CRDYN_TEST_NAN_STEP: a NaN external force from that step on (tests) */
+  int test_nan_k_step;      /* CRDYN_TEST_NAN_K_STEP: a NaN in the tangent K at that implicit step (tests) */
   int test_unstable_dt;     /* CRDYN_TEST_UNSTABLE_DT=1: an explicit dt above the stable estimate runs (tests of
                                the energy watchdog) */
   const char *fail_status;  /* "failed" or "interrupted" for summary.json; NULL: running */

@@ -143,6 +143,31 @@ r=$?
 [ $r -ne 0 ] && grep -q 'fg_e of element 3 (nodes .*), entry 7 (node [0-9]*, translation 2): opencl' "$tmp/log" \
   && echo "ok $n - CRDYN_XCHECK names a device error of 1e-7 in element 3: $(grep XCHECK "$tmp/log" | tail -1 | cut -c1-160)" \
   || { echo "not ok $n - CRDYN_XCHECK and a planted device error (rc $r)"; sed 's/^/# /' "$tmp/log" | tail -3; }
+# the tangent and the skew part are compared too, at a tolerance that can be
+# set: bit for bit (0) PoCL gives the CPU's bits; a planted error of 1e-7 in
+# k_e and in E_e is named; at CRDYN_XCHECK_TOL=1e-6 the force error passes
+n=$((n + 1))
+CRDYN_XCHECK=1 CRDYN_XCHECK_TOL=0 "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/xc0" --quiet \
+  --backend opencl >"$tmp/log" 2>&1; r=$?
+[ $r -eq 0 ] && grep -q 'to 0e+00 of' "$tmp/log" \
+  && echo "ok $n - CRDYN_XCHECK_TOL=0: forces, tangents and skew parts of every element bit for bit the CPU's" \
+  || { echo "not ok $n - CRDYN_XCHECK_TOL=0 (rc $r)"; sed 's/^/# /' "$tmp/log" | tail -3; }
+for w in ke:'midpoint tangent k_e of element 3' E:'midpoint skew part E_e of element 3'; do
+  n=$((n + 1))
+  CRDYN_XCHECK=1 CRDYN_TEST_XCHECK_ELEM=3:${w%%:*} "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/xc_w" \
+    --quiet --backend opencl >"$tmp/log" 2>&1; r=$?
+  [ $r -ne 0 ] && grep -q "${w#*:}" "$tmp/log" && echo "ok $n - a planted error in ${w%%:*} is named: $(tail -1 "$tmp/log" | cut -c1-140)" \
+    || { echo "not ok $n - planted error in ${w%%:*} (rc $r)"; sed 's/^/# /' "$tmp/log" | tail -3; }
+done
+n=$((n + 1))
+CRDYN_XCHECK=1 CRDYN_XCHECK_TOL=1e-6 CRDYN_TEST_XCHECK_ELEM=3 "$CRDYN" run tests/opencl/strip_implicit.json \
+  --out "$tmp/xc_t" --quiet --backend opencl >"$tmp/log" 2>&1; r=$?
+[ $r -eq 0 ] && echo "ok $n - CRDYN_XCHECK_TOL=1e-6 lets the planted 4e-8 force error pass" || echo "not ok $n - CRDYN_XCHECK_TOL=1e-6 (rc $r)"
+n=$((n + 1))
+CRDYN_XCHECK=1 CRDYN_XCHECK_TOL=abc "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/xc_t" --quiet \
+  --backend opencl >"$tmp/log" 2>&1; r=$?
+[ $r -ne 0 ] && grep -q 'CRDYN_XCHECK_TOL=abc' "$tmp/log" && echo "ok $n - CRDYN_XCHECK_TOL=abc refused" \
+  || echo "not ok $n - CRDYN_XCHECK_TOL=abc refused (rc $r)"
 n=$((n + 1))
 CRDYN_OPENCL_SPLIT=lots "$CRDYN" run tests/opencl/strip_implicit.json --out "$tmp/bad" --quiet --backend opencl >"$tmp/log" 2>&1
 r=$?

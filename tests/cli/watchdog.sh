@@ -77,6 +77,13 @@ failed unstable 'stage 0 \(explicit\): step [0-9]+ at t = .* failed: energy bala
 # step 100 is 5 to round-off, so step 101 may still see a little load work)
 run energy $W/flying_plate_ckpt20.json CRDYN_TEST_ENERGY_STEP=50
 failed energy 'step 10[12] at t = 5.0.* failed even with dt .*total energy rose by .* with no external power.*checkpoint, of step 100, is kept'
+# --- a non-finite Newton increment -------------------------------------------
+# a NaN planted in the tangent K (test hook) gives a NaN increment: reported
+# as such, with the phase that made it, not as a diverged Newton iteration;
+# the clean run of the same case (ref) completes
+run nan_k $W/flying_plate_ckpt20.json CRDYN_TEST_NAN_K_STEP=30
+failed nan_k 'step 30 at t = .* failed even with dt .*non-finite Newton increment at node [0-9]+, .*Newton iteration 0: from the elements or the assembly: stored entry [0-9]+ of the tangent K is not finite'
+
 # the clean runs have not been touched by the watchdogs
 check "grep -q '\"status\":.*\"complete\"' '$T/ref/summary.json' && grep -q '\"step_cuts\":.*0' '$T/ref/summary.json'" \
   "the clean flying plate (rho_inf = 1) completes with no cut"

@@ -63,18 +63,11 @@ static int ties_add(crd_ckpt_writer *w, const crd_ties *t)
   return rc;
 }
 
-int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
+/* "run", first part: the sizes the restore checks, and the stage cursor
+ * (dy->cur) the integrators go on from. */
+static void text_stage(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
 {
-  if (r->ckpt_sync) CRD_CALL(r->ckpt_sync(r->ckpt_sync_ctx)); /* a device-resident loop: its state first */
   const crd_problem *pb = r->pb;
-  size_t n3 = 3 * (size_t)pb->nn * sizeof(double);
-  int64_t hoff;
-  uint64_t hhash;
-  crd_history_mark(r->hist, &hoff, &hhash);
-  crd_ckpt_writer *w;
-  CRD_CALL(crd_ckpt_begin(r->ckpt_path, r->case_hash, &w));
-  int rc = crd_ckpt_text_begin(w, "run");
-  if (rc) { crd_ckpt_abort(&w); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
   crd_ckpt_text_int(w, "nn", pb->nn);
   crd_ckpt_text_int(w, "ne", pb->ne);
   crd_ckpt_text_int(w, "neq", pb->neq);
@@ -91,6 +84,12 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_dbl(w, "stage.E_scale", dy->cur.E_scale);
   crd_ckpt_text_dbl(w, "stage.E_start", dy->cur.E_start);
   crd_ckpt_text_int(w, "stage.n_scaled", dy->cur.n_scaled);
+}
+
+/* "run", second part: time, energies, counters, accumulated work and
+ * statistics of the analysis and of the run. */
+static void text_counters(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
+{
   crd_ckpt_text_dbl(w, "t", dy->t);
   crd_ckpt_text_int(w, "step", dy->step);
   crd_ckpt_text_dbl(w, "kinetic", dy->kinetic);
@@ -112,21 +111,54 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_int(w, "run.steps", r->steps);
   crd_ckpt_text_int(w, "run.newton_iters", r->newton_iters);
   crd_ckpt_text_int(w, "run.cuts", r->cuts);
+}
+
+/* "run", last part: the history file's length and hash (the restart cuts
+ * the file back to them), the frames, the solver mode, the wall time. */
+static void text_files(crd_ckpt_writer *w, const crd_run *r, int64_t hoff, uint64_t hhash)
+{
   crd_ckpt_text_int(w, "history.rows", r->nrows);
   crd_ckpt_text_int(w, "history.bytes", (long long)hoff);
   crd_ckpt_text_int(w, "history.hash", (long long)hhash);
   crd_ckpt_text_int(w, "frames", r->nframes);
-  crd_ckpt_text_int(w, "solver.indefinite", pb->indefinite);
+  crd_ckpt_text_int(w, "solver.indefinite", r->pb->indefinite);
   crd_ckpt_text_dbl(w, "wall", r->wall_before + crd_wtime() - r->t_start);
+}
+
+/* The "run" section closed, then the binary sections: the nodal state,
+ * the result.pvd entries and the rigid bodies. */
+static int add_state(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
+{
+  const crd_problem *pb = r->pb;
+  size_t n3 = 3 * (size_t)pb->nn * sizeof(double);
   size_t plen = 0;
   const char *pvd = r->pvd ? crd_pvd_entries(r->pvd, &plen) : "";
+  int rc;
   if ((rc = crd_ckpt_text_end(w)) || (rc = crd_ckpt_add(w, "node.d", pb->d, n3)) ||
       (rc = crd_ckpt_add(w, "node.p", pb->p, n3)) ||
       (rc = crd_ckpt_add(w, "node.l", pb->l, (size_t)pb->nn * sizeof(int))) ||
       (rc = crd_ckpt_add(w, "node.v", dy->v, n3)) || (rc = crd_ckpt_add(w, "node.a", dy->a, n3)) ||
       (rc = crd_ckpt_add(w, "node.w", dy->w, n3)) || (rc = crd_ckpt_add(w, "node.wa", dy->wa, n3)) ||
       (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1)) || /* with its NUL */
-      (rc = ties_add(w, r->ties))) {
+      (rc = ties_add(w, r->ties)))
+    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return 0;
+}
+
+int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
+{
+  if (r->ckpt_sync) CRD_CALL(r->ckpt_sync(r->ckpt_sync_ctx)); /* a device-resident loop: its state first */
+  int64_t hoff;
+  uint64_t hhash;
+  crd_history_mark(r->hist, &hoff, &hhash);
+  crd_ckpt_writer *w;
+  CRD_CALL(crd_ckpt_begin(r->ckpt_path, r->case_hash, &w));
+  int rc = crd_ckpt_text_begin(w, "run");
+  if (rc) { crd_ckpt_abort(&w); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
+  text_stage(w, r, dy);
+  text_counters(w, r, dy);
+  text_files(w, r, hoff, hhash);
+  if ((rc = add_state(w, r, dy))) {
     crd_ckpt_abort(&w);
     return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   }
@@ -140,11 +172,10 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
 #define GET_I(key, dst) do { long long v_; CRD_CALL(crd_ckpt_get_int(c, "run", key, &v_)); (dst) = (int)v_; } while (0)
 #define GET_D(key, dst) CRD_CALL(crd_ckpt_get_dbl(c, "run", key, &(dst)))
 
-int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
+/* The sizes of the checkpoint's model against this case's. */
+static int restore_sizes(const crd_run *r, const crd_ckpt *c)
 {
-  const crd_ckpt *c = r->restart;
-  crd_problem *pb = r->pb;
-  const char *path = crd_ckpt_path(c);
+  const crd_problem *pb = r->pb;
   int nn, ne, neq, nb;
   GET_I("nn", nn);
   GET_I("ne", ne);
@@ -152,7 +183,17 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   GET_I("nbodies", nb);
   CRD_CHECK(nn == pb->nn && ne == pb->ne && neq == pb->neq && nb == r->m->nbodies, CRD_ERR_INPUT,
             "%s: the checkpoint is of a model with %d nodes, %d elements, %d equations, %d bodies; this case has "
-            "%d, %d, %d, %d (wrong sizes)", path, nn, ne, neq, nb, pb->nn, pb->ne, pb->neq, r->m->nbodies);
+            "%d, %d, %d, %d (wrong sizes)", crd_ckpt_path(c), nn, ne, neq, nb, pb->nn, pb->ne, pb->neq,
+            r->m->nbodies);
+  return 0;
+}
+
+/* The nodal state and rates, the rigid bodies' state, then the check of
+ * each node's dependent normal component. */
+static int restore_state(crd_run *r, crd_dyn *dy, const crd_ckpt *c)
+{
+  crd_problem *pb = r->pb;
+  int nn = pb->nn;
   size_t n3 = 3 * (size_t)nn * sizeof(double);
   CRD_CALL(crd_ckpt_get(c, "node.d", pb->d, n3));
   CRD_CALL(crd_ckpt_get(c, "node.p", pb->p, n3));
@@ -172,10 +213,16 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   }
   for (int i = 0; i < nn; ++i)
     CRD_CHECK(pb->l[i] >= 0 && pb->l[i] <= 2, CRD_ERR_INPUT, "%s: node %d: dependent normal component %d (not 0..2)",
-              path, i, pb->l[i]);
+              crd_ckpt_path(c), i, pb->l[i]);
+  return 0;
+}
+
+/* The stage cursor (dy->cur), its stage checked against the case's. */
+static int restore_stage(const crd_run *r, crd_dyn *dy, const crd_ckpt *c)
+{
   GET_I("stage", dy->cur.stage);
   CRD_CHECK(dy->cur.stage >= 0 && dy->cur.stage < r->m->analysis.nstages, CRD_ERR_INPUT,
-            "%s: the checkpoint is in stage %d, the case has %d stages", path, dy->cur.stage,
+            "%s: the checkpoint is in stage %d, the case has %d stages", crd_ckpt_path(c), dy->cur.stage,
             r->m->analysis.nstages);
   GET_D("stage.dt", dy->cur.dt);
   GET_I("stage.good", dy->cur.good);
@@ -188,6 +235,13 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   GET_D("stage.E_scale", dy->cur.E_scale);
   GET_D("stage.E_start", dy->cur.E_start);
   GET_I("stage.n_scaled", dy->cur.n_scaled);
+  return 0;
+}
+
+/* Time, energies, counters, accumulated work and statistics of the
+ * analysis and of the run. */
+static int restore_counters(crd_run *r, crd_dyn *dy, const crd_ckpt *c)
+{
   GET_D("t", dy->t);
   GET_I("step", dy->step);
   GET_D("kinetic", dy->kinetic);
@@ -210,14 +264,33 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   GET_I("run.newton_iters", r->newton_iters);
   GET_I("run.cuts", r->cuts);
   GET_D("wall", r->wall_before);
+  return 0;
+}
+
+/* The solver mode: a run that went indefinite stays so. */
+static int restore_solver(crd_problem *pb, const crd_ckpt *c)
+{
   int indef;
   GET_I("solver.indefinite", indef);
   if (indef && !pb->indefinite) {
     CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
     pb->indefinite = 1;
   }
+  return 0;
+}
+
+int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
+{
+  const crd_ckpt *c = r->restart;
+  crd_problem *pb = r->pb;
+  CRD_CALL(restore_sizes(r, c));
+  CRD_CALL(restore_state(r, dy, c));
+  CRD_CALL(restore_stage(r, dy, c));
+  CRD_CALL(restore_counters(r, dy, c));
+  CRD_CALL(restore_solver(pb, c));
   dy->cur.resume = 1;
   /* the state of the last recorded step, from which the work goes on */
+  size_t n3 = 3 * (size_t)pb->nn * sizeof(double);
   memcpy(r->d_prev, pb->d, n3);
   memcpy(r->p_prev, pb->p, n3);
   r->ckpt_step = dy->step;

@@ -174,50 +174,211 @@ static int explicit_failed(const crd_dyn *dy, int istage, double t1, const char 
                  why);
 }
 
+/* A restart: the step, the count and the start time were fixed at the
+ * stage's start (dy->cur); the loop goes on after the last step done. */
+static void resumed_step(const crd_dyn *dy, crd_ex_loop *lp)
+{
+  lp->dt = dy->cur.dt;
+  lp->nsteps = dy->cur.nsteps;
+  lp->n0 = dy->cur.n;
+  lp->t0 = dy->cur.t0;
+}
+
+/* The stage's step and the count of steps, printed (unless quiet), and
+ * the note when a given dt was shortened to fit the stage in equal steps. */
+static void print_step(const crd_ex_loop *lp, double dt_stable, double dt_given)
+{
+  const crd_stage *st = lp->st;
+  if (lp->r->opts->quiet) return;
+  crd_run_progress_break();
+  printf("stage %d explicit: dt = %.4g (stable estimate %.4g%s), %d steps, rotational mass scaling %g\n",
+         lp->istage, lp->dt, dt_stable, st->dt_auto ? "" : ", given", lp->nsteps, lp->s);
+  if (!st->dt_auto && lp->dt < dt_given * (1 - 1e-9))
+    printf("note: stage %d: dt %.6g given, %.6g used: the stage's %.6g s in %d equal steps\n", lp->istage,
+           dt_given, lp->dt, st->t_end - lp->dy->t, lp->nsteps);
+}
+
+/* A new stage: the step from the stable step estimate (a safety factor of
+ * it, or the dt given, checked against it), then the count of equal steps
+ * that fills the stage (lp->nsteps < 1: nothing to do). */
+static int choose_step(crd_ex_loop *lp)
+{
+  crd_run *r = lp->r;
+  crd_dyn *dy = lp->dy;
+  crd_problem *pb = r->pb;
+  const crd_stage *st = lp->st;
+  int istage = lp->istage, emax;
+  double dt_stable = crd_explicit_stable_dt(dy, pb, lp->s, &emax);
+  dy->dt_auto = dt_stable;
+  double dt = st->dt_auto ? st->safety * dt_stable : st->dt;
+  if (!(dt > 0) || !isfinite(dt))
+    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
+                   pb->m->case_path, istage);
+  if (!r->test_unstable_dt) CRD_CALL(crd_explicit_check_dt(pb, istage, dt, dt_stable, emax, "at the stage's start"));
+  if ((st->t_end - dy->t) / dt > CRD_MAX_STAGE_STEPS)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: %.3g explicit steps of %.4g s (at most %.0f): "
+                   "the stage is too long for its stable step", pb->m->case_path, istage,
+                   (st->t_end - dy->t) / dt, dt, CRD_MAX_STAGE_STEPS);
+  lp->nsteps = crd_stage_steps(st->t_end - dy->t, dt);
+  if (lp->nsteps < 1) return 0;
+  double dt_given = dt;
+  lp->dt = (st->t_end - dy->t) / lp->nsteps;
+  print_step(lp, dt_stable, dt_given);
+  return 0;
+}
+
+/* A new stage's start: the accelerations of the start state, the rigid
+ * bodies' (tie.h), and the energies the balance watchdog measures from. */
+static int stage_start(const crd_ex_loop *lp, ex_work *x)
+{
+  crd_run *r = lp->r;
+  crd_dyn *dy = lp->dy;
+  crd_problem *pb = r->pb;
+  x->step = dy->step;
+  if (accelerations(r, dy, x, dy->t, lp->s, dy->w)) return explicit_failed(dy, lp->istage, dy->t, crd_err_message());
+  /* rigid bodies and their tied nodes (tie.h): one rigid body each */
+  crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, lp->s, x->Fi, x->Fe, dy->t, 0);
+  crd_ties_node_rates(dy->ties, pb, dy->v, dy->a, dy->w, dy->wa);
+  crd_dyn_measure_lumped(dy, pb, lp->s);
+  dy->cur.E_start = dy->kinetic + dy->strain - r->wext;
+  dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
+  dy->cur.n_scaled = 0;
+  return 0;
+}
+
+/* The energy balance watchdog: kinetic plus strain energy less the external
+ * work (this step's included) drifting from the stage start's by more than
+ * the limit (looser over the first steps) means an unstable step; not
+ * checked with prescribed motions (their work is not counted). */
+static int energy_balance(const crd_ex_loop *lp, double t1)
+{
+  crd_run *r = lp->r;
+  crd_dyn *dy = lp->dy;
+  crd_problem *pb = r->pb;
+  double dW = crd_loads_work(r->loads, pb, r->t_prev, t1, 0, r->d_prev, r->p_prev) + crd_ties_step_work(dy->ties);
+  double E = dy->kinetic + dy->strain - (r->wext + dW);
+  double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(r->wext + dW)));
+  if (scale > 0) dy->cur.n_scaled++;
+  double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
+  if (pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale) {
+    char why[256];
+    snprintf(why, sizeof why, "energy balance error %.3g (%.3g of the energy scale %.3g, limit %.3g): unstable "
+             "step %.4g (stable estimate %.4g)?", E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale,
+             lim, lp->dt, dy->dt_auto);
+    return explicit_failed(dy, lp->istage, t1, why);
+  }
+  dy->cur.E_scale = scale;
+  return 0;
+}
+
+/* The watchdogs before a step is recorded: a non-finite state or rate,
+ * then (with the energies measured) the energy balance. */
+static int step_watchdogs(const crd_ex_loop *lp, double t1)
+{
+  crd_dyn *dy = lp->dy;
+  crd_problem *pb = lp->r->pb;
+  int bad = crd_dyn_nonfinite_node(dy, pb);
+  if (bad >= 0) {
+    char why[128];
+    snprintf(why, sizeof why, "the state or rates of node %d are not finite", bad);
+    return explicit_failed(dy, lp->istage, t1, why);
+  }
+  crd_dyn_measure_lumped(dy, pb, lp->s);
+  return energy_balance(lp, t1);
+}
+
+/* Step n, at t1, done: the counters, its history row (and frame), a
+ * progress line every `every` steps, and a checkpoint or a signal
+ * (crd_dyn_step_end). */
+static int record_step(const crd_ex_loop *lp, int n, double t1)
+{
+  crd_run *r = lp->r;
+  crd_dyn *dy = lp->dy;
+  crd_ties_accept(dy->ties);
+  dy->t = t1;
+  dy->step++;
+  dy->explicit_steps++;
+  r->steps++;
+  CRD_CALL(crd_run_record(r, dy->step, dy->t, 1.0, 0, 0.0, dy->kinetic, dy->strain, dy->L, dy->J, n == lp->nsteps));
+  if (n % lp->every == 0 || n == lp->nsteps)
+    crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", lp->istage, dy->t, dy->step,
+                     dy->kinetic + dy->strain - r->wext);
+  dy->cur.n = n;
+  CRD_CALL(crd_dyn_step_end(r, dy));
+  return 0;
+}
+
+/* Step n of the host loop: the half-step rates, the move to t1, the
+ * accelerations there (with the normal rates predicted at t1 in the inertia
+ * force), the full-step rates, the watchdogs, then the record. */
+static int host_step(const crd_ex_loop *lp, ex_work *x, int n)
+{
+  crd_run *r = lp->r;
+  crd_dyn *dy = lp->dy;
+  crd_problem *pb = r->pb;
+  size_t n3 = 3 * (size_t)pb->nn;
+  double dt = lp->dt;
+  for (size_t k = 0; k < n3; ++k) {
+    x->vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
+    x->wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
+  }
+  double t1 = (n == lp->nsteps) ? lp->st->t_end : lp->t0 + n * dt;
+  CRD_RANGE_PUSH("explicit update");
+  advance(pb, x, dt, t1);
+  crd_ties_ex_move(dy->ties, pb, dt);
+  CRD_RANGE_POP();
+  /* rates predicted at t_{n+1} for f_m, then the accelerations there */
+  for (size_t k = 0; k < n3; ++k) dy->w[k] = x->wh[k] + 0.5 * dt * dy->wa[k];
+  x->step = dy->step + 1;
+  if (accelerations(r, dy, x, t1, lp->s, dy->w)) return explicit_failed(dy, lp->istage, t1, crd_err_message());
+  for (size_t k = 0; k < n3; ++k) {
+    dy->v[k] = x->vh[k] + 0.5 * dt * dy->a[k];
+    dy->w[k] = x->wh[k] + 0.5 * dt * dy->wa[k];
+  }
+  crd_ties_ex_finish(dy->ties, pb, x->Fi, x->Fe, t1, dt, dy->v, dy->a, dy->w, dy->wa);
+  CRD_CALL(step_watchdogs(lp, t1));
+  return record_step(lp, n, t1);
+}
+
+/* The step loop: resident on the device where the backend can keep the
+ * state (explicit_resident.c), else on the host, step by step.  The host
+ * loop's time, less the output's, is counted in r->time_explicit. */
+static int step_loop(const crd_ex_loop *lp, ex_work *x)
+{
+  crd_run *r = lp->r;
+  double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
+  char why[512];
+  int dev = crd_explicit_resident_usable(r, why, sizeof why);
+  if (dev > 0) { /* the device keeps the state (explicit_resident.c) */
+    if (!r->opts->quiet) printf("stage %d explicit: step loop resident on %s\n", lp->istage, r->pb->be->device_name);
+    return crd_explicit_resident(lp);
+  }
+  if (dev == 0 && !r->opts->quiet) printf("stage %d explicit: step loop on the host: %s\n", lp->istage, why);
+  for (int n = lp->n0 + 1; n <= lp->nsteps; ++n) CRD_CALL(host_step(lp, x, n));
+  r->time_explicit += crd_wtime() - tl - (r->time_output - to);
+  return 0;
+}
+
 int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
 {
   crd_problem *pb = r->pb;
   size_t n3 = 3 * (size_t)pb->nn;
   double s = st->mass_scaling > 0 ? st->mass_scaling : 1.0;
-  int resume = dy->cur.resume && dy->cur.stage == istage, nsteps, n0 = 0;
+  int resume = dy->cur.resume && dy->cur.stage == istage;
   dy->cur.resume = 0;
   dy->cur.stage = istage;
   dy->rot_mass_scaling = s;
-  double dt, t0 = dy->t;
-  if (resume) { /* a restart: the step and the count were fixed at the stage's start */
-    dt = dy->cur.dt;
-    nsteps = dy->cur.nsteps;
-    n0 = dy->cur.n;
-    t0 = dy->cur.t0;
+  crd_ex_loop lp = {.r = r, .dy = dy, .st = st, .istage = istage, .s = s, .t0 = dy->t};
+  if (resume) {
+    resumed_step(dy, &lp);
   } else {
-    int emax;
-    double dt_stable = crd_explicit_stable_dt(dy, pb, s, &emax);
-    dy->dt_auto = dt_stable;
-    dt = st->dt_auto ? st->safety * dt_stable : st->dt;
-    if (!(dt > 0) || !isfinite(dt))
-      return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
-                     pb->m->case_path, istage);
-    if (!r->test_unstable_dt) CRD_CALL(crd_explicit_check_dt(pb, istage, dt, dt_stable, emax, "at the stage's start"));
-    if ((st->t_end - dy->t) / dt > CRD_MAX_STAGE_STEPS)
-      return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: %.3g explicit steps of %.4g s (at most %.0f): "
-                     "the stage is too long for its stable step", pb->m->case_path, istage,
-                     (st->t_end - dy->t) / dt, dt, CRD_MAX_STAGE_STEPS);
-    nsteps = crd_stage_steps(st->t_end - dy->t, dt);
-    if (nsteps < 1) return 0;
-    double dt_given = dt;
-    dt = (st->t_end - dy->t) / nsteps;
-    if (!r->opts->quiet) {
-      crd_run_progress_break();
-      printf("stage %d explicit: dt = %.4g (stable estimate %.4g%s), %d steps, rotational mass scaling %g\n",
-             istage, dt, dt_stable, st->dt_auto ? "" : ", given", nsteps, s);
-      if (!st->dt_auto && dt < dt_given * (1 - 1e-9))
-        printf("note: stage %d: dt %.6g given, %.6g used: the stage's %.6g s in %d equal steps\n", istage,
-               dt_given, dt, st->t_end - dy->t, nsteps);
-    }
+    CRD_CALL(choose_step(&lp));
+    if (lp.nsteps < 1) return 0;
   }
-  dy->cur.dt = dt;
-  dy->cur.nsteps = nsteps;
-  dy->cur.t0 = t0;
+  dy->cur.dt = lp.dt;
+  dy->cur.nsteps = lp.nsteps;
+  dy->cur.t0 = lp.t0;
+  lp.every = lp.nsteps > 20 ? lp.nsteps / 20 : 1;
   ex_work x;
   memset(&x, 0, sizeof x);
   x.isa = crd_elem_isa_select();
@@ -226,91 +387,9 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
     goto out;
   }
-  int every = nsteps > 20 ? nsteps / 20 : 1;
-  if (!resume) {
-    x.step = dy->step;
-    if ((rc = accelerations(r, dy, &x, dy->t, s, dy->w))) {
-      rc = explicit_failed(dy, istage, dy->t, crd_err_message());
-      goto out;
-    }
-    /* rigid bodies and their tied nodes (tie.h): one rigid body each */
-    crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, s, x.Fi, x.Fe, dy->t, 0);
-    crd_ties_node_rates(dy->ties, pb, dy->v, dy->a, dy->w, dy->wa);
-    crd_dyn_measure_lumped(dy, pb, s);
-    dy->cur.E_start = dy->kinetic + dy->strain - r->wext;
-    dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
-    dy->cur.n_scaled = 0;
-  }
+  if (!resume && (rc = stage_start(&lp, &x))) goto out;
   if (resume) crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, s, NULL, NULL, dy->t, 1);
-  double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
-  char why[512];
-  int dev = crd_explicit_resident_usable(r, why, sizeof why);
-  if (dev > 0) { /* the device keeps the state (explicit_resident.c) */
-    if (!r->opts->quiet) printf("stage %d explicit: step loop resident on %s\n", istage, pb->be->device_name);
-    rc = crd_explicit_resident(r, dy, st, istage, n0, nsteps, dt, t0, s, every);
-    goto out;
-  }
-  if (dev == 0 && !r->opts->quiet) printf("stage %d explicit: step loop on the host: %s\n", istage, why);
-  for (int n = n0 + 1; n <= nsteps; ++n) {
-    for (size_t k = 0; k < n3; ++k) {
-      x.vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
-      x.wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
-    }
-    double t1 = (n == nsteps) ? st->t_end : t0 + n * dt;
-    CRD_RANGE_PUSH("explicit update");
-    advance(pb, &x, dt, t1);
-    crd_ties_ex_move(dy->ties, pb, dt);
-    CRD_RANGE_POP();
-    /* rates predicted at t_{n+1} for f_m, then the accelerations there */
-    for (size_t k = 0; k < n3; ++k) dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
-    x.step = dy->step + 1;
-    if ((rc = accelerations(r, dy, &x, t1, s, dy->w))) {
-      rc = explicit_failed(dy, istage, t1, crd_err_message());
-      goto out;
-    }
-    for (size_t k = 0; k < n3; ++k) {
-      dy->v[k] = x.vh[k] + 0.5 * dt * dy->a[k];
-      dy->w[k] = x.wh[k] + 0.5 * dt * dy->wa[k];
-    }
-    crd_ties_ex_finish(dy->ties, pb, x.Fi, x.Fe, t1, dt, dy->v, dy->a, dy->w, dy->wa);
-    /* watchdogs before the step is recorded */
-    int bad = crd_dyn_nonfinite_node(dy, pb);
-    if (bad >= 0) {
-      char why[128];
-      snprintf(why, sizeof why, "the state or rates of node %d are not finite", bad);
-      rc = explicit_failed(dy, istage, t1, why);
-      goto out;
-    }
-    crd_dyn_measure_lumped(dy, pb, s);
-    double dW = crd_loads_work(r->loads, pb, r->t_prev, t1, 0, r->d_prev, r->p_prev) + crd_ties_step_work(dy->ties);
-    double E = dy->kinetic + dy->strain - (r->wext + dW);
-    double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(r->wext + dW)));
-    if (scale > 0) dy->cur.n_scaled++;
-    double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
-    if (pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale) {
-      char why[256];
-      snprintf(why, sizeof why, "energy balance error %.3g (%.3g of the energy scale %.3g, limit %.3g): unstable "
-               "step %.4g (stable estimate %.4g)?", E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale,
-               lim, dt, dy->dt_auto);
-      rc = explicit_failed(dy, istage, t1, why);
-      goto out;
-    }
-    dy->cur.E_scale = scale;
-    crd_ties_accept(dy->ties);
-    dy->t = t1;
-    dy->step++;
-    dy->explicit_steps++;
-    r->steps++;
-    if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, 0, 0.0, dy->kinetic, dy->strain, dy->L, dy->J,
-                             n == nsteps)))
-      goto out;
-    if (n % every == 0 || n == nsteps)
-      crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", istage, dy->t, dy->step,
-                       dy->kinetic + dy->strain - r->wext);
-    dy->cur.n = n;
-    if ((rc = crd_dyn_step_end(r, dy))) goto out;
-  }
-  r->time_explicit += crd_wtime() - tl - (r->time_output - to);
+  rc = step_loop(&lp, &x);
 out:
   free(x.Fi); free(x.Fe); free(x.vh); free(x.wh);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;

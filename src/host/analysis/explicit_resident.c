@@ -26,6 +26,7 @@
 #include "crdyn/explicit_resident.h"
 #include "crdyn/loads.h"
 #include "crdyn/timer.h"
+#include "crdyn/switches.h"
 
 typedef struct tables {
   int nfe, nw, cap_fe, cap_w;
@@ -92,7 +93,7 @@ int crd_explicit_resident_usable(const crd_run *r, char *why, size_t n)
     snprintf(why, n, "the %s backend has no resident explicit loop", op->name);
     return -1;
   }
-  const char *host = getenv("CRDYN_EXPLICIT_HOST"); /* measurements: the host loop on a device backend */
+  const char *host = crd_switch("CRDYN_EXPLICIT_HOST"); /* measurements: the host loop on a device backend */
   if (host && !strcmp(host, "1")) {
     snprintf(why, n, "CRDYN_EXPLICIT_HOST=1");
     return 0;
@@ -130,130 +131,218 @@ static int ckpt_sync(void *ctx)
   return c->be->ops->ex_sync(c->be, c->st);
 }
 
-int crd_explicit_resident(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage, int n0, int nsteps, double dt,
-                          double t0, double s, int every)
-{
-  crd_problem *pb = r->pb;
-  crd_backend *be = pb->be;
-  const crd_model *m = pb->m;
-  const crd_output *o = &m->output;
+/* The driver's state across the calls of a stage: the load tables, the
+ * device setup (its st: the host arrays the state syncs to), the buffers
+ * of the amplitude factors of a call (room for cap steps), and the time of
+ * the last step whose factors were computed. */
+typedef struct resident {
+  const crd_ex_loop *lp;
+  crd_backend *be;
   tables tb;
-  memset(&tb, 0, sizeof tb);
-  double *fac = NULL, *facw = NULL, *pres = NULL;
-  int rc = 0, begun = 0, cap = 0, nl = m->nloads;
-  char why[512];
-  if ((rc = build_tables(r, &tb))) goto out;
   crd_ex_setup su;
-  memset(&su, 0, sizeof su);
-  su.st.d = pb->d; su.st.p = pb->p; su.st.l = pb->l;
-  su.st.v = dy->v; su.st.w = dy->w; su.st.a = dy->a; su.st.wa = dy->wa;
-  su.mlump = dy->mlump; su.plump = dy->plump; su.rot_scale = s; su.dt = dt; su.wext = r->wext;
-  su.locked = pb->locked; su.nload = nl;
-  su.nfe = tb.nfe; su.fe_eq = tb.fe_eq; su.fe_load = tb.fe_load; su.fe_a = tb.fe_a; su.fe_b = tb.fe_b;
-  su.nw = tb.nw; su.w_idx = tb.w_idx; su.w_load = tb.w_load; su.w_a = tb.w_a; su.w_b = tb.w_b;
-  su.npres = pb->npres; su.pres_idx = tb.pres_idx;
-  if ((rc = be->ops->ex_begin(be, pb, &su))) goto out;
+  double *fac, *facw, *pres;
+  int cap;
+  double t_prev;
+} resident;
+
+/* The device's setup: the start state, the lumped inertia, the step and
+ * the load tables (rs->tb). */
+static void fill_setup(resident *rs)
+{
+  const crd_ex_loop *lp = rs->lp;
+  const crd_run *r = lp->r;
+  crd_problem *pb = r->pb;
+  crd_dyn *dy = lp->dy;
+  const tables *tb = &rs->tb;
+  crd_ex_setup *su = &rs->su;
+  memset(su, 0, sizeof *su);
+  su->st.d = pb->d; su->st.p = pb->p; su->st.l = pb->l;
+  su->st.v = dy->v; su->st.w = dy->w; su->st.a = dy->a; su->st.wa = dy->wa;
+  su->mlump = dy->mlump; su->plump = dy->plump; su->rot_scale = lp->s; su->dt = lp->dt; su->wext = r->wext;
+  su->locked = pb->locked; su->nload = pb->m->nloads;
+  su->nfe = tb->nfe; su->fe_eq = tb->fe_eq; su->fe_load = tb->fe_load; su->fe_a = tb->fe_a; su->fe_b = tb->fe_b;
+  su->nw = tb->nw; su->w_idx = tb->w_idx; su->w_load = tb->w_load; su->w_a = tb->w_a; su->w_b = tb->w_b;
+  su->npres = pb->npres; su->pres_idx = tb->pres_idx;
+}
+
+/* How many steps after step n reach the next recorded step: a history
+ * row, a frame, a progress line, a checkpoint (possible) or the stage
+ * end (the steps of one device call). */
+static int steps_to_record(const crd_ex_loop *lp, int n)
+{
+  const crd_run *r = lp->r;
+  const crd_output *o = &r->m->output;
+  int k = 0, S0 = lp->dy->step, nsteps = lp->nsteps;
+  double t0 = lp->t0, dt = lp->dt;
+  for (int q = n + 1; q <= nsteps; ++q) {
+    int S = S0 + (q - n);
+    double tq0 = t0 + (q - 1) * dt, tq = q == nsteps ? lp->st->t_end : t0 + q * dt; /* as the steps' times below */
+    ++k;
+    if (q == nsteps || crd_output_row_due(o, S, tq0, tq) || crd_output_frame_due(o, S, tq0, tq) ||
+        q % lp->every == 0 || (o->checkpoint_every_steps > 0 && S % o->checkpoint_every_steps == 0) ||
+        r->test_sigint_step == S || r->test_sigkill_step == S)
+      break;
+  }
+  return k;
+}
+
+/* Room in the factor buffers for k steps (grown, never shrunk). */
+static int reserve_factors(resident *rs, int k)
+{
+  if (k <= rs->cap) return 0;
+  int nl = rs->lp->r->m->nloads, npres = rs->lp->r->pb->npres;
+  free(rs->fac); free(rs->facw); free(rs->pres);
+  rs->fac = rs->facw = rs->pres = NULL;
+  if (CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &rs->fac) || CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &rs->facw) ||
+      CRD_CALLOC((size_t)k * (npres > 0 ? npres : 1), &rs->pres))
+    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  rs->cap = k;
+  return 0;
+}
+
+/* The amplitude factors of the loads (at the step's end, and the mean over
+ * the step for the work) and the prescribed values of steps n+1 .. n+k, the
+ * host's factors at the host's times; returns the time of step n+k. */
+static double fill_factors(resident *rs, int n, int k)
+{
+  const crd_ex_loop *lp = rs->lp;
+  crd_problem *pb = lp->r->pb;
+  const crd_model *m = pb->m;
+  int nl = m->nloads;
+  double t1 = rs->t_prev;
+  for (int j = 0; j < k; ++j) {
+    int q = n + 1 + j;
+    t1 = (q == lp->nsteps) ? lp->st->t_end : lp->t0 + q * lp->dt;
+    for (int ld = 0; ld < nl; ++ld) {
+      rs->fac[(size_t)j * nl + ld] = crd_loads_factor(pb, ld, t1, 0);
+      rs->facw[(size_t)j * nl + ld] = 0.5 * (crd_loads_factor(pb, ld, rs->t_prev, 0) + crd_loads_factor(pb, ld, t1, 0));
+    }
+    for (int pk = 0; pk < pb->npres; ++pk) {
+      const crd_support *sp = &m->supports[pb->pres[pk].support];
+      rs->pres[(size_t)j * pb->npres + pk] = sp->value * crd_amplitude_eval(&sp->amp, t1, 1.0);
+    }
+    rs->t_prev = t1;
+  }
+  return t1;
+}
+
+/* Steps n+1 .. n+k on the device and their measures; an element failure
+ * stops the stage at the step it happened, named as the host loop does. */
+static int device_steps(resident *rs, int n, int k, crd_ex_measure *ms)
+{
+  const crd_ex_loop *lp = rs->lp;
+  crd_backend *be = rs->be;
+  crd_ex_steps_in in = {k, rs->fac, rs->facw, rs->pres};
+  CRD_CALL(be->ops->ex_steps(be, &in));
+  CRD_CALL(be->ops->ex_measure(be, ms));
+  if (ms->bad_step < 0) return 0;
+  char why[512];
+  int bad_n = n + 1 + ms->bad_step;
+  double tb1 = (bad_n == lp->nsteps) ? lp->st->t_end : lp->t0 + bad_n * lp->dt;
+  crd_backend_elem_error(lp->r->pb, ms->bad_elem, ms->bad_kind);
+  snprintf(why, sizeof why, "%s", crd_err_message());
+  return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: %s", lp->istage,
+                 lp->dy->step + ms->bad_step + 1, tb1, why);
+}
+
+/* The measures of a call's last step (t1, k steps on) taken into dy, then
+ * the watchdogs there: a non-finite state or rate, the energy balance
+ * (explicit.c's, over the k steps; not with prescribed motions). */
+static int take_measures(const crd_ex_loop *lp, const crd_ex_measure *ms, int k, double t1)
+{
+  crd_dyn *dy = lp->dy;
+  dy->strain = ms->strain;
+  dy->kinetic = ms->kinetic;
+  memcpy(dy->L, ms->L, sizeof ms->L);
+  memcpy(dy->J, ms->J, sizeof ms->J);
+  if (ms->bad_node >= 0)
+    return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: the state or rates of node "
+                   "%d are not finite", lp->istage, dy->step + k, t1, ms->bad_node);
+  double E = dy->kinetic + dy->strain - ms->wext;
+  double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(ms->wext)));
+  if (scale > 0) dy->cur.n_scaled += k;
+  double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
+  if (lp->r->pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale)
+    return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: energy balance error %.3g "
+                   "(%.3g of the energy scale %.3g, limit %.3g): unstable step %.4g (stable estimate %.4g)?",
+                   lp->istage, dy->step + k, t1, E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale, lim,
+                   lp->dt, dy->dt_auto);
+  dy->cur.E_scale = scale;
+  return 0;
+}
+
+/* The call's last step (n, at t1, k steps on) done: the counters, its
+ * history row (the state brought to the host first where the row has
+ * probes, a frame is due or the stage ends), a progress line, and a
+ * checkpoint or a signal (crd_dyn_step_end). */
+static int record_call(resident *rs, const crd_ex_measure *ms, int n, int k, double t1)
+{
+  const crd_ex_loop *lp = rs->lp;
+  crd_run *r = lp->r;
+  crd_dyn *dy = lp->dy;
+  const crd_output *o = &r->m->output;
+  r->wext = ms->wext;
+  dy->t = t1;
+  dy->step += k;
+  dy->explicit_steps += k;
+  r->steps += k;
+  double tl0 = lp->t0 + (n - 1) * lp->dt; /* the time of the step before the last */
+  int row = n == lp->nsteps || crd_output_row_due(o, dy->step, tl0, dy->t);
+  int on_host = n == lp->nsteps || (row && o->nprobes > 0) || crd_output_frame_due(o, dy->step, tl0, dy->t);
+  if (on_host) CRD_CALL(rs->be->ops->ex_sync(rs->be, &rs->su.st));
+  CRD_CALL(crd_run_record_resident(r, dy->step, dy->t, dy->kinetic, dy->strain, dy->L, dy->J, n == lp->nsteps,
+                                   on_host));
+  if (n % lp->every == 0 || n == lp->nsteps)
+    crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", lp->istage, dy->t, dy->step,
+                     dy->kinetic + dy->strain - r->wext);
+  dy->cur.n = n;
+  CRD_CALL(crd_dyn_step_end(r, dy));
+  return 0;
+}
+
+/* The loop, call by call: each advances to the next recorded step on the
+ * device and records it on the host. */
+static int call_loop(resident *rs)
+{
+  const crd_ex_loop *lp = rs->lp;
+  int n = lp->n0;
+  while (n < lp->nsteps) {
+    int k = steps_to_record(lp, n);
+    CRD_CALL(reserve_factors(rs, k));
+    double t1 = fill_factors(rs, n, k);
+    crd_ex_measure ms;
+    CRD_CALL(device_steps(rs, n, k, &ms));
+    n += k;
+    CRD_CALL(take_measures(lp, &ms, k, t1));
+    CRD_CALL(record_call(rs, &ms, n, k, t1));
+  }
+  return 0;
+}
+
+int crd_explicit_resident(const crd_ex_loop *lp)
+{
+  crd_run *r = lp->r;
+  resident rs;
+  memset(&rs, 0, sizeof rs);
+  rs.lp = lp;
+  rs.be = r->pb->be;
+  int rc = 0, begun = 0;
+  if ((rc = build_tables(r, &rs.tb))) goto out;
+  fill_setup(&rs);
+  if ((rc = rs.be->ops->ex_begin(rs.be, r->pb, &rs.su))) goto out;
   begun = 1;
-  sync_ctx sc = {be, &su.st};
+  sync_ctx sc = {rs.be, &rs.su.st};
   r->ckpt_sync = ckpt_sync;
   r->ckpt_sync_ctx = &sc;
-  double tl = crd_wtime(), to = r->time_output, t_prev = r->t_prev;
-  int n = n0;
-  while (n < nsteps) {
-    /* the next recorded step: a history row, a frame, a progress line, a
-     * checkpoint (possible) or the stage end */
-    int k = 0, S0 = dy->step;
-    for (int q = n + 1; q <= nsteps; ++q) {
-      int S = S0 + (q - n);
-      double tq0 = t0 + (q - 1) * dt, tq = q == nsteps ? st->t_end : t0 + q * dt; /* as the steps' times below */
-      ++k;
-      if (q == nsteps || crd_output_row_due(o, S, tq0, tq) || crd_output_frame_due(o, S, tq0, tq) ||
-          q % every == 0 || (o->checkpoint_every_steps > 0 && S % o->checkpoint_every_steps == 0) ||
-          r->test_sigint_step == S || r->test_sigkill_step == S)
-        break;
-    }
-    if (k > cap) {
-      free(fac); free(facw); free(pres);
-      fac = facw = pres = NULL;
-      if (CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &fac) || CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &facw) ||
-          CRD_CALLOC((size_t)k * (pb->npres > 0 ? pb->npres : 1), &pres)) {
-        rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
-        goto out;
-      }
-      cap = k;
-    }
-    double t1 = t_prev;
-    for (int j = 0; j < k; ++j) { /* the host's factors at the host's times */
-      int q = n + 1 + j;
-      t1 = (q == nsteps) ? st->t_end : t0 + q * dt;
-      for (int ld = 0; ld < nl; ++ld) {
-        fac[(size_t)j * nl + ld] = crd_loads_factor(pb, ld, t1, 0);
-        facw[(size_t)j * nl + ld] = 0.5 * (crd_loads_factor(pb, ld, t_prev, 0) + crd_loads_factor(pb, ld, t1, 0));
-      }
-      for (int pk = 0; pk < pb->npres; ++pk) {
-        const crd_support *sp = &m->supports[pb->pres[pk].support];
-        pres[(size_t)j * pb->npres + pk] = sp->value * crd_amplitude_eval(&sp->amp, t1, 1.0);
-      }
-      t_prev = t1;
-    }
-    crd_ex_steps_in in = {k, fac, facw, pres};
-    crd_ex_measure ms;
-    if ((rc = be->ops->ex_steps(be, &in)) || (rc = be->ops->ex_measure(be, &ms))) goto out;
-    if (ms.bad_step >= 0) {
-      int bad_n = n + 1 + ms.bad_step;
-      double tb1 = (bad_n == nsteps) ? st->t_end : t0 + bad_n * dt;
-      crd_backend_elem_error(pb, ms.bad_elem, ms.bad_kind);
-      snprintf(why, sizeof why, "%s", crd_err_message());
-      rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: %s", istage,
-                   dy->step + ms.bad_step + 1, tb1, why);
-      goto out;
-    }
-    n += k;
-    dy->strain = ms.strain;
-    dy->kinetic = ms.kinetic;
-    memcpy(dy->L, ms.L, sizeof ms.L);
-    memcpy(dy->J, ms.J, sizeof ms.J);
-    if (ms.bad_node >= 0) {
-      rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: the state or rates of node "
-                   "%d are not finite", istage, dy->step + k, t1, ms.bad_node);
-      goto out;
-    }
-    double E = dy->kinetic + dy->strain - ms.wext;
-    double scale = fmax(dy->cur.E_scale, fmax(dy->kinetic + dy->strain, fabs(ms.wext)));
-    if (scale > 0) dy->cur.n_scaled += k;
-    double nsc = dy->cur.n_scaled, lim = fmax(CRD_WATCH_EXPLICIT_BALANCE, nsc > 0 ? 4.0 / (nsc * nsc) : INFINITY);
-    if (pb->npres == 0 && fabs(E - dy->cur.E_start) > lim * scale) {
-      rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: energy balance error %.3g "
-                   "(%.3g of the energy scale %.3g, limit %.3g): unstable step %.4g (stable estimate %.4g)?",
-                   istage, dy->step + k, t1, E - dy->cur.E_start, fabs(E - dy->cur.E_start) / scale, scale, lim,
-                   dt, dy->dt_auto);
-      goto out;
-    }
-    dy->cur.E_scale = scale;
-    r->wext = ms.wext;
-    dy->t = t1;
-    dy->step += k;
-    dy->explicit_steps += k;
-    r->steps += k;
-    double tl0 = t0 + (n - 1) * dt; /* the time of the step before the last */
-    int row = n == nsteps || crd_output_row_due(o, dy->step, tl0, dy->t);
-    int on_host = n == nsteps || (row && o->nprobes > 0) || crd_output_frame_due(o, dy->step, tl0, dy->t);
-    if (on_host && (rc = be->ops->ex_sync(be, &su.st))) goto out;
-    if ((rc = crd_run_record_resident(r, dy->step, dy->t, dy->kinetic, dy->strain, dy->L, dy->J, n == nsteps,
-                                      on_host)))
-      goto out;
-    if (n % every == 0 || n == nsteps)
-      crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", istage, dy->t, dy->step,
-                       dy->kinetic + dy->strain - r->wext);
-    dy->cur.n = n;
-    if ((rc = crd_dyn_step_end(r, dy))) goto out;
-  }
+  double tl = crd_wtime(), to = r->time_output;
+  rs.t_prev = r->t_prev;
+  if ((rc = call_loop(&rs))) goto out;
   r->time_explicit += crd_wtime() - tl - (r->time_output - to);
 out:
   r->ckpt_sync = NULL;
   r->ckpt_sync_ctx = NULL;
-  if (begun) be->ops->ex_end(be);
-  tables_free(&tb);
-  free(fac); free(facw); free(pres);
+  if (begun) rs.be->ops->ex_end(rs.be);
+  tables_free(&rs.tb);
+  free(rs.fac); free(rs.facw); free(rs.pres);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }

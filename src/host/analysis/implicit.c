@@ -383,18 +383,14 @@ static int evaluate(crd_run *r, crd_dyn *dy, im_work *w, const ga_param *g, doub
   return rc;
 }
 
-/* One step t0 -> t0 + dt with the dissipation w->xi.  0: converged (state,
- * rates in dy and *U at the end; the pairs are switched by the caller once
- * it accepts the step); CRD_WARN_*: not converged, the state is restored
- * (the caller cuts).  warm: solve the same step again from the converged
- * state of the last call (only w->xi changed): the start state saved then
- * and the increment are kept. */
+/* Modified Newton (a warm ga_step) goes back to full Newton once an
+ * iteration gains less than this factor on the residual. */
 #define CRD_MOD_GAIN 0.1
 /* the residual (relative to the force scale) below which ga_step looks one
  * correction ahead: within two orders of the tolerance (10: 4.22 Newton
  * iterations per step on the flying plate, 100: 4.12, 1e5: 4.11) */
 #define CRD_LOOK_AHEAD 100.0
-/* The forces alone first (below) only where the state may be converged
+/* The forces alone first (ga_want_K) only where the state may be converged
  * or within the look-ahead's reach: after an iteration that left the
  * relative residual at rel, Newton's next is about c rel^2, with c above
  * 1e-5 in what was measured (5e-3 and 1.2e-4 in the two iterations of a
@@ -407,139 +403,288 @@ static int evaluate(crd_run *r, crd_dyn *dy, im_work *w, const ga_param *g, doub
  * that iteration (the tangent just evaluated replaced the E of the factor
  * at hand). */
 #define CRD_K_FIRST 3162.0
-static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double t0,
-                   double dt, int warm, int *iters, double *res, double *U)
+
+/* What the Newton iterations of one step share: the step (run, motion,
+ * stage, parameters, c_m, length, the load time t_f), ga_step's outputs,
+ * the policy state of modified Newton and of the tangent-first choice, and
+ * the measures of the current iteration. */
+typedef struct ga_newton {
+  crd_run *r;
+  crd_dyn *dy;
+  im_work *w;
+  const crd_stage *st;
+  const ga_param *g;
+  double cm, dt, tf;
+  int *iters;                /* out: the iterations done */
+  double *res, *U;           /* out: the residual, the strain energy */
+  int modified, need_K;      /* modified Newton on the factor at hand; a tangent asked for */
+  double res_last, rel_last; /* the residual of the last corrected iteration, absolute and relative */
+  double dxn;                /* the norm of the last correction */
+  double ref, dun;           /* this iteration: the force scale, |du| */
+} ga_newton;
+
+/* The prescribed translations at t1 (the problem's state) taken into the
+ * increment from the start state. */
+static void ga_prescribe(crd_problem *pb, im_work *w, double t1)
 {
-  crd_problem *pb = r->pb;
-  size_t nn = (size_t)pb->nn;
-  if (!warm) ga_start(pb, dy, w, dt);
-  double t1 = t0 + dt, tf = t0 + (1.0 - g->af) * dt;
   crd_problem_set_prescribed(pb, t1, 0);
   for (int k = 0; k < pb->npres; ++k) {
     int i = pb->pres[k].node, c = pb->pres[k].comp;
     w->du[5 * i + c] = pb->d[3 * i + c] - w->d0[3 * i + c];
   }
-  double cm = (1.0 - g->am) / (g->beta * dt * dt);
-  crd_tie_step tst = {w->d0, w->p0, w->df, w->pf, w->Bs, w->E_e, dt, g->am, g->af, g->beta, g->gamma, tf};
-  w->ts = tst;
-  if (!warm) crd_ties_begin(w->ties, pb, &w->ts, w->du);
-  int n = pb->neq, rc = 0;
-  double dxn = 0.0;
-  /* warm: modified Newton on the factor at hand (that of the solve just
-   * converged; only xi changed, by a little), forces alone per iteration,
-   * until an iteration gains less than CRD_MOD_GAIN: then full Newton */
-  int modified = warm, need_K = 0;
-  double res_last = INFINITY, rel_last = INFINITY;
-  for (int it = 0;; ++it) {
-    /* From the second iteration on, the forces alone first: the evaluation
-     * that finds the step converged needs no K (one tangent in every
-     * 2-3 saved for the cost of a force pass in the others, ~1/5 of one) */
-    const int want_K = !modified && (it == 0 || need_K || rel_last >= CRD_K_FIRST * sqrt(st->tolerance));
-    need_K = 0;
-    if ((rc = evaluate(r, dy, w, g, cm, dt, tf, want_K, U))) break;
-    crd_dyn_test_nan(r, dy->step + 1, w->Fe, n);
-    for (int i = 0; i < n; ++i) w->R[i] = w->Fin[i] + w->Fi[i] - w->Fe[i];
-    double rb2 = 0.0, bscale = 0.0;
-    crd_ties_residual(w->ties, pb, &w->ts, w->R, &rb2, &bscale); /* the bodies' balance; tied rows of R zeroed */
-    *res = sqrt(nrm(n, w->R) * nrm(n, w->R) + rb2);
-    double ref = fmax(fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm)), bscale);
-    double dun = nrm(5 * (int)nn, w->du);
-    *iters = it;
-    if (!isfinite(*res)) { /* watchdog: name where it is */
-      int bad = crd_nonfinite_eq(w->R, n), slot, node = bad >= 0 ? crd_problem_eq_node(pb, bad, &slot) : -1;
-      const char *what = bad < 0 ? "" : crd_nonfinite_eq(w->Fe, n) == bad ? " (the external force)"
-                                      : crd_nonfinite_eq(w->Fi, n) == bad ? " (the internal force)" : " (the inertia force)";
-      if (node >= 0)
-        rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
-                         "non-finite residual at node %d, %s %d%s, Newton iteration %d", node,
-                         slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3, what, it);
-      else
-        rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
-                         "the residual norm overflowed (Newton iteration %d)", it);
-      break;
-    }
-    /* converged on the residual, or on the increment once the residual has
-     * reached the round-off floor of the element forces (stiffness times
-     * the round-off of the positions, above tol * ref for stiff shells):
-     * an increment below tol |du|, or at the round-off of the positions
-     * themselves, cannot be improved on */
-    if (it > 0 && (*res <= st->tolerance * ref ||
-                   (dxn <= st->tolerance * dun && *res <= sqrt(st->tolerance) * ref) ||
-                   (dxn <= w->x_roundoff && *res <= 1e-4 * ref))) {
-      *res /= ref;
-      break;
-    }
-    /* Near the tolerance, the next correction first, with the factor at
-     * hand (one sweep solve, no evaluation): when it is below tol |du| the
-     * state is converged on the increment criterion above, applied to the
-     * error of this iterate (what the next correction measures) rather
-     * than to the size of the last one.  The iteration that would only
-     * confirm it (a tangent, a factorization, a force pass) is saved: at a
-     * tolerance at the round-off floor of the forces (1e-10 on the flying
-     * plate) that is most steps' last one (docs/dynamics.md §2).  The state
-     * is the one evaluated, so its energy, forces and rates agree; the
-     * correction is not applied.  Not with rigid bodies tied in (their
-     * increments are solved jointly, crd_ties_solve). */
-    int have_dx = 0; /* (not after a tangent of this state: E is no longer the factor's) */
-    if (it > 0 && !want_K && crd_ties_nbodies(w->ties) == 0 && *res <= CRD_LOOK_AHEAD * st->tolerance * ref) {
-      double ts = crd_wtime();
-      rc = newton_increment(pb, w, *res, ref, st->tolerance);
-      r->time_solve += crd_wtime() - ts;
-      if (rc) break;
-      if (nrm(n, w->dx) <= st->tolerance * dun) {
-        *res /= ref;
-        break;
-      }
-      have_dx = 1; /* with the factor at hand: the increment of modified Newton */
-    }
-    if (it >= st->max_iterations) {
-      int kmax = 0, slot = 0;
-      for (int i = 1; i < n; ++i)
-        if (fabs(w->R[i]) > fabs(w->R[kmax])) kmax = i;
-      int node = n > 0 ? crd_problem_eq_node(pb, kmax, &slot) : -1;
-      rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
-                       "Newton did not converge in %d iterations (residual %.3g relative, largest at node %d, %s %d)",
-                       it, *res / ref, node, slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3);
-      break;
-    }
-    if (modified && it > 0 && *res > CRD_MOD_GAIN * res_last) {
-      modified = 0; /* the old factor does not carry it: evaluate K here */
-      need_K = 1;
-      continue;
-    }
-    res_last = *res;
-    rel_last = *res / ref;
-    /* not converged: the tangent at this state (the forces come out the same) */
-    if (!modified && !want_K && (rc = evaluate(r, dy, w, g, cm, dt, tf, 1, U))) break;
-    double tf0 = crd_wtime();
-    if (!modified) {
-      if ((rc = crd_ties_condense(w->ties, pb, &w->ts))) break;
-      rc = factorize(r, 1);
-    }
-    r->time_factor += crd_wtime() - tf0;
-    if (rc) break;
-    double ts = crd_wtime();
-    double dx2 = 0.0;
-    if ((!(modified && have_dx) && (rc = newton_increment(pb, w, *res, ref, st->tolerance))) ||
-        (rc = crd_ties_solve(w->ties, pb, sweep_cb, &(sweep_ctx){pb, w}, &w->ts, w->dx, w->du, &dx2)))
-      break;
-    r->time_solve += crd_wtime() - ts;
-    for (size_t k = 0; k < 5 * nn; ++k)
-      if (pb->eq[k] >= 0) w->du[k] -= w->dx[pb->eq[k]];
-    dxn = sqrt(nrm(n, w->dx) * nrm(n, w->dx) + dx2);
+}
+
+/* Whether this iteration evaluates the tangent with the forces.  Never in
+ * modified Newton.  From the second iteration on, the forces alone first:
+ * the evaluation that finds the step converged needs no K (one tangent in
+ * every 2-3 saved for the cost of a force pass in the others, ~1/5 of
+ * one), unless modified Newton just stalled or the last relative residual
+ * is beyond the look-ahead's reach (CRD_K_FIRST). */
+static int ga_want_K(const ga_newton *s, int it)
+{
+  return !s->modified && (it == 0 || s->need_K || s->rel_last >= CRD_K_FIRST * sqrt(s->st->tolerance));
+}
+
+/* The residual R = F_in + F_i - F_e at the state of w->du (and the
+ * tangent when want_K), with the bodies' balance: *res its norm, ref the
+ * force scale, dun |du|. */
+static int ga_residual(ga_newton *s, int it, int want_K)
+{
+  crd_problem *pb = s->r->pb;
+  im_work *w = s->w;
+  int n = pb->neq;
+  int rc = evaluate(s->r, s->dy, w, s->g, s->cm, s->dt, s->tf, want_K, s->U);
+  if (rc) return rc;
+  crd_dyn_test_nan(s->r, s->dy->step + 1, w->Fe, n);
+  for (int i = 0; i < n; ++i) w->R[i] = w->Fin[i] + w->Fi[i] - w->Fe[i];
+  double rb2 = 0.0, bscale = 0.0;
+  crd_ties_residual(w->ties, pb, &w->ts, w->R, &rb2, &bscale); /* the bodies' balance; tied rows of R zeroed */
+  *s->res = sqrt(nrm(n, w->R) * nrm(n, w->R) + rb2);
+  s->ref = fmax(fmax(fmax(nrm(n, w->Fe), nrm(n, w->Fi)), fmax(nrm(n, w->Fin), 1e-6 * pb->fe_norm)), bscale);
+  s->dun = nrm(5 * pb->nn, w->du);
+  *s->iters = it;
+  return 0;
+}
+
+/* Watchdog: a non-finite residual, named where it is (node, slot and
+ * which force).  CRD_WARN_NEWTON_DIVERGED (the step is cut) or 0. */
+static int ga_watch_nonfinite(const ga_newton *s, int it)
+{
+  if (isfinite(*s->res)) return 0;
+  crd_problem *pb = s->r->pb;
+  const im_work *w = s->w;
+  int n = pb->neq;
+  int bad = crd_nonfinite_eq(w->R, n), slot, node = bad >= 0 ? crd_problem_eq_node(pb, bad, &slot) : -1;
+  const char *what = bad < 0 ? "" : crd_nonfinite_eq(w->Fe, n) == bad ? " (the external force)"
+                   : crd_nonfinite_eq(w->Fi, n) == bad ? " (the internal force)" : " (the inertia force)";
+  if (node >= 0)
+    return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                       "non-finite residual at node %d, %s %d%s, Newton iteration %d", node,
+                       slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3, what, it);
+  return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                     "the residual norm overflowed (Newton iteration %d)", it);
+}
+
+/* A non-finite Newton increment after a finite residual: reported as
+ * such, with the phase that made it (the element skew parts, the assembled
+ * tangent, or else the factorization or the solve), not left to show up as
+ * a non-finite residual at the next iteration.  Still a warning: the step
+ * is cut as for a diverged Newton iteration. */
+static int ga_watch_increment(const ga_newton *s, int it)
+{
+  const crd_problem *pb = s->r->pb;
+  const im_work *w = s->w;
+  int bad = crd_nonfinite_eq(w->dx, pb->neq), slot;
+  if (bad < 0) return 0;
+  int node = crd_problem_eq_node(pb, bad, &slot);
+  long kbad = -1, ebad = -1;
+  for (long k = 0; k < (long)pb->K->nnz && kbad < 0; ++k)
+    if (!isfinite(pb->K->val[k])) kbad = k;
+  for (long k = 0; k < 400L * pb->ne && ebad < 0; ++k)
+    if (!isfinite(w->E_e[k])) ebad = k / 400;
+  char phase[160];
+  if (ebad >= 0) snprintf(phase, sizeof phase, "the elements: element %ld's skew part E_e is not finite", ebad);
+  else if (kbad >= 0) snprintf(phase, sizeof phase, "the elements or the assembly: stored entry %ld of the tangent K "
+                               "is not finite", kbad);
+  else snprintf(phase, sizeof phase, "the factorization or the solve (the tangent and the residual are finite)");
+  return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                     "non-finite Newton increment at node %d, %s %d, Newton iteration %d: from %s", node,
+                     slot < 3 ? "translation" : "normal component", slot < 3 ? slot : slot - 3, it, phase);
+}
+
+/* Converged on the residual, or on the increment once the residual has
+ * reached the round-off floor of the element forces (stiffness times the
+ * round-off of the positions, above tol * ref for stiff shells): an
+ * increment below tol |du|, or at the round-off of the positions
+ * themselves, cannot be improved on. */
+static int ga_converged(const ga_newton *s, int it)
+{
+  const double tol = s->st->tolerance, res = *s->res, ref = s->ref;
+  return it > 0 && (res <= tol * ref || (s->dxn <= tol * s->dun && res <= sqrt(tol) * ref) ||
+                    (s->dxn <= s->w->x_roundoff && res <= 1e-4 * ref));
+}
+
+/* Near the tolerance, the next correction first, with the factor at hand
+ * (one sweep solve, no evaluation): when it is below tol |du| the state is
+ * converged on the increment criterion of ga_converged, applied to the
+ * error of this iterate (what the next correction measures) rather than to
+ * the size of the last one (*done).  The iteration that would only confirm
+ * it (a tangent, a factorization, a force pass) is saved: at a tolerance at
+ * the round-off floor of the forces (1e-10 on the flying plate) that is
+ * most steps' last one (docs/dynamics.md §2).  The state is the one
+ * evaluated, so its energy, forces and rates agree; the correction is not
+ * applied.  Not with rigid bodies tied in (their increments are solved
+ * jointly, crd_ties_solve), nor after a tangent of this state (E is no
+ * longer the factor's).  Otherwise *have_dx: the correction in w->dx is the
+ * increment of modified Newton. */
+static int ga_look_ahead(ga_newton *s, int it, int want_K, int *done, int *have_dx)
+{
+  crd_problem *pb = s->r->pb;
+  im_work *w = s->w;
+  const double tol = s->st->tolerance;
+  if (!(it > 0 && !want_K && crd_ties_nbodies(w->ties) == 0 && *s->res <= CRD_LOOK_AHEAD * tol * s->ref))
+    return 0;
+  double ts = crd_wtime();
+  int rc = newton_increment(pb, w, *s->res, s->ref, tol);
+  s->r->time_solve += crd_wtime() - ts;
+  if (rc) return rc;
+  if (nrm(pb->neq, w->dx) <= tol * s->dun)
+    *done = 1;
+  else
+    *have_dx = 1;
+  return 0;
+}
+
+/* Watchdog: the iteration limit, with the largest residual named.
+ * CRD_WARN_NEWTON_DIVERGED (the step is cut) or 0. */
+static int ga_watch_iterations(const ga_newton *s, int it)
+{
+  if (it < s->st->max_iterations) return 0;
+  crd_problem *pb = s->r->pb;
+  const double *R = s->w->R;
+  int n = pb->neq, kmax = 0, slot = 0;
+  for (int i = 1; i < n; ++i)
+    if (fabs(R[i]) > fabs(R[kmax])) kmax = i;
+  int node = n > 0 ? crd_problem_eq_node(pb, kmax, &slot) : -1;
+  return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                     "Newton did not converge in %d iterations (residual %.3g relative, largest at node %d, %s %d)",
+                     it, *s->res / s->ref, node, slot < 3 ? "translation" : "normal component",
+                     slot < 3 ? slot : slot - 3);
+}
+
+/* Modified Newton that gained less than CRD_MOD_GAIN in this iteration:
+ * the old factor does not carry it, full Newton from here, the tangent
+ * evaluated at this state in the next iteration (1: iterate again). */
+static int ga_modified_stalls(ga_newton *s, int it)
+{
+  if (!(s->modified && it > 0 && *s->res > CRD_MOD_GAIN * s->res_last)) return 0;
+  s->modified = 0;
+  s->need_K = 1;
+  return 1;
+}
+
+/* Full Newton: the tangent at this state (unless this iteration evaluated
+ * it with the forces; the forces come out the same), the bodies condensed
+ * into it, and its factorization.  Modified Newton keeps the factor at
+ * hand. */
+static int ga_factor_tangent(ga_newton *s, int want_K)
+{
+  crd_run *r = s->r;
+  im_work *w = s->w;
+  int rc = 0;
+  if (!s->modified && !want_K && (rc = evaluate(r, s->dy, w, s->g, s->cm, s->dt, s->tf, 1, s->U))) return rc;
+  double tf0 = crd_wtime();
+  if (!s->modified) {
+    if ((rc = crd_ties_condense(w->ties, r->pb, &w->ts))) return rc;
+    if (r->test_nan_k_step > 0 && s->dy->step + 1 == r->test_nan_k_step) /* test hook: a broken tangent */
+      r->pb->K->val[r->pb->K->nnz / 2] = NAN;
+    rc = factorize(r, 1);
   }
-  if (rc) {
-    restore(pb, w);
-    crd_ties_restore(w->ties);
-    return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
-  }
-  for (size_t i = 0; i < nn; ++i)
+  r->time_factor += crd_wtime() - tf0;
+  return rc;
+}
+
+/* The Newton correction (the look-ahead's when modified Newton has it),
+ * the bodies' increments with it, applied to du; dxn its norm. */
+static int ga_correct(ga_newton *s, int have_dx)
+{
+  crd_run *r = s->r;
+  crd_problem *pb = r->pb;
+  im_work *w = s->w;
+  int n = pb->neq, rc;
+  double ts = crd_wtime();
+  double dx2 = 0.0;
+  if ((!(s->modified && have_dx) && (rc = newton_increment(pb, w, *s->res, s->ref, s->st->tolerance))) ||
+      (rc = crd_ties_solve(w->ties, pb, sweep_cb, &(sweep_ctx){pb, w}, &w->ts, w->dx, w->du, &dx2)))
+    return rc;
+  r->time_solve += crd_wtime() - ts;
+  for (size_t k = 0; k < 5 * (size_t)pb->nn; ++k)
+    if (pb->eq[k] >= 0) w->du[k] -= w->dx[pb->eq[k]];
+  s->dxn = sqrt(nrm(n, w->dx) * nrm(n, w->dx) + dx2);
+  return 0;
+}
+
+/* The rates at the end of a converged step into dy. */
+static void ga_end_rates(const crd_problem *pb, crd_dyn *dy, const im_work *w)
+{
+  for (size_t i = 0; i < (size_t)pb->nn; ++i)
     for (int c = 0; c < 3; ++c) {
       dy->v[3 * i + c] = w->V1[5 * i + c];
       dy->a[3 * i + c] = w->A1[5 * i + c];
       dy->w[3 * i + c] = w->W1[3 * i + c];
       dy->wa[3 * i + c] = w->WA1[3 * i + c];
     }
+}
+
+/* One step t0 -> t0 + dt with the dissipation w->xi.  0: converged (state,
+ * rates in dy and *U at the end; the pairs are switched by the caller once
+ * it accepts the step); CRD_WARN_*: not converged, the state is restored
+ * (the caller cuts).  warm: solve the same step again from the converged
+ * state of the last call (only w->xi changed): the start state saved then
+ * and the increment are kept. */
+static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, const ga_param *g, double t0,
+                   double dt, int warm, int *iters, double *res, double *U)
+{
+  crd_problem *pb = r->pb;
+  if (!warm) ga_start(pb, dy, w, dt);
+  double t1 = t0 + dt, tf = t0 + (1.0 - g->af) * dt;
+  ga_prescribe(pb, w, t1);
+  double cm = (1.0 - g->am) / (g->beta * dt * dt);
+  crd_tie_step tst = {w->d0, w->p0, w->df, w->pf, w->Bs, w->E_e, dt, g->am, g->af, g->beta, g->gamma, tf};
+  w->ts = tst;
+  if (!warm) crd_ties_begin(w->ties, pb, &w->ts, w->du);
+  /* warm: modified Newton on the factor at hand (that of the solve just
+   * converged; only xi changed, by a little), forces alone per iteration,
+   * until an iteration gains less than CRD_MOD_GAIN: then full Newton */
+  ga_newton s = {r, dy, w, st, g, cm, dt, tf, iters, res, U, warm, 0, INFINITY, INFINITY, 0.0, 0.0, 0.0};
+  int rc;
+  for (int it = 0;; ++it) {
+    const int want_K = ga_want_K(&s, it);
+    int done = 0, have_dx = 0;
+    s.need_K = 0;
+    if ((rc = ga_residual(&s, it, want_K)) || (rc = ga_watch_nonfinite(&s, it))) break;
+    if (ga_converged(&s, it)) {
+      *res /= s.ref;
+      break;
+    }
+    if ((rc = ga_look_ahead(&s, it, want_K, &done, &have_dx))) break;
+    if (done) {
+      *res /= s.ref;
+      break;
+    }
+    if ((rc = ga_watch_iterations(&s, it))) break;
+    if (ga_modified_stalls(&s, it)) continue;
+    s.res_last = *res;
+    s.rel_last = *res / s.ref;
+    if ((rc = ga_factor_tangent(&s, want_K)) || (rc = ga_correct(&s, have_dx)) || (rc = ga_watch_increment(&s, it)))
+      break;
+  }
+  if (rc) {
+    restore(pb, w);
+    crd_ties_restore(w->ties);
+    return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  }
+  ga_end_rates(pb, dy, w);
   return 0;
 }
 
@@ -625,117 +770,244 @@ static int monotone(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, co
                      "up to xi = %.3g did not bring it down", e0, e0 / *scale, CRD_MONO_TRIES, xa);
 }
 
+/* What the step loop of a stage carries from step to step. */
+typedef struct im_stage {
+  crd_run *r;
+  crd_dyn *dy;
+  const crd_stage *st;
+  int istage;
+  ga_param g;
+  im_work w;
+  double dt_nom, dt, dt_min; /* the nominal step, the current one, the floor of the cuts */
+  double E_prev;             /* the total energy after the last accepted step */
+  int good;                  /* steps accepted since the step was last cut or grown */
+  int every, k0;             /* progress every so many steps, counted from step k0 */
+  int mono;                  /* monotone energy is enforced */
+} im_stage;
+
+/* What one step tried gives: Newton iterations, relative residual, strain
+ * energy, total energy, energy scale and external work of the step. */
+typedef struct im_step {
+  int iters;
+  double res, U, E, scale, dW;
+} im_step;
+
+/* A note (not with --quiet) that the stage is shorter than its dt. */
+static void note_long_dt(const im_stage *s)
+{
+  const crd_stage *st = s->st;
+  double t = s->dy->t;
+  if (s->dt_nom > st->t_end - t && !s->r->opts->quiet) {
+    crd_run_progress_break();
+    printf("note: stage %d: dt %.6g exceeds the stage's length %.6g: one step of %.6g\n", s->istage, s->dt_nom,
+           st->t_end - t, st->t_end - t);
+  }
+}
+
+/* A stage's start: the round-off of the positions (the floor of the
+ * increment criterion), consistent initial accelerations, the total energy
+ * and the energy scale at the start. */
+static int stage_begin(im_stage *s)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  crd_problem *pb = r->pb;
+  note_long_dt(s);
+  double xn = 0.0;
+  for (int i = 0; i < 3 * pb->nn; ++i) xn += pb->m->x[i] * pb->m->x[i] + pb->d[i] * pb->d[i];
+  s->w.x_roundoff = 64.0 * 2.2e-16 * sqrt(xn);
+  int rc = initial_accel(r, dy, &s->w, dy->t);
+  if (rc) return rc;
+  crd_dyn_measure(dy, pb);
+  s->E_prev = dy->kinetic + dy->strain - r->wext;
+  dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
+  return 0;
+}
+
+/* A restart: the stage's start was done before the checkpoint, whose
+ * state of the step loop is taken up. */
+static void stage_resume(im_stage *s)
+{
+  const crd_dyn *dy = s->dy;
+  s->w.x_roundoff = dy->cur.x_roundoff;
+  s->dt = dy->cur.dt;
+  s->good = dy->cur.good;
+  s->E_prev = dy->cur.E_prev;
+}
+
+/* Whether the stage enforces monotone energy: prescribed motion does work
+ * the energy balance does not count; the rises of rigid bodies
+ * (generalized-alpha on their triads) are not the shell's strains' to take
+ * out. */
+static int stage_monotone(const crd_stage *st, const crd_problem *pb, const crd_ties *ties)
+{
+  return st->monotone_energy && st->rho_inf < 1.0 && pb->npres == 0 && crd_ties_nbodies(ties) == 0;
+}
+
+/* The next step's length: dt, or the rest of the stage when that is
+ * shorter or dt would leave less than 1e-6 dt_nom of it. */
+static double step_length(const crd_stage *st, double t, double dt, double dt_nom)
+{
+  double h = fmin(dt, st->t_end - t);
+  if (st->t_end - (t + h) < 1e-6 * dt_nom) h = st->t_end - t;
+  return h;
+}
+
+/* Energy watchdog, before the step is accepted: with no external power
+ * the total energy must not rise (rho_inf <= 1).  A rise is refused (the
+ * state back at the step's start) with CRD_WARN_NEWTON_DIVERGED. */
+static int watch_energy(im_stage *s, const im_step *o)
+{
+  crd_problem *pb = s->r->pb;
+  double E = o->E, E_prev = s->E_prev, scale = o->scale;
+  if (!(o->dW == 0.0 && pb->npres == 0 && E - E_prev > CRD_WATCH_ENERGY_RISE * scale)) return 0;
+  restore_all(pb, s->dy, &s->w);
+  return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
+                     "the total energy rose by %.3g (%.3g of the energy scale %.3g, limit %g) with no "
+                     "external power", E - E_prev, (E - E_prev) / scale, scale, CRD_WATCH_ENERGY_RISE);
+}
+
+/* One step of length h tried: generalized-alpha, its energy, monotone
+ * energy where the energy rose under steady loads, the energy watchdog.
+ * 0: the step may be accepted (*o); CRD_WARN_*: cut it (the state is back
+ * at the step's start); < 0: an error. */
+static int try_step(im_stage *s, double h, im_step *o)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  crd_problem *pb = r->pb;
+  o->iters = 0;
+  o->res = 0.0;
+  o->U = 0.0;
+  s->w.xi = 0.0;
+  int rc = ga_step(r, dy, &s->w, s->st, &s->g, dy->t, h, 0, &o->iters, &o->res, &o->U);
+  o->E = 0.0;
+  o->scale = dy->cur.E_scale;
+  o->dW = 0.0;
+  if (rc == 0) {
+    crd_dyn_test_energy(r, dy->step + 1, dy, pb);
+    o->E = step_energy(r, dy, &s->w, h, o->U, &o->dW, &o->scale);
+    if (s->mono && o->E > s->E_prev && crd_loads_steady(pb, dy->t, dy->t + (1.0 - s->g.af) * h, dy->t + h))
+      rc = monotone(r, dy, &s->w, s->st, &s->g, h, s->E_prev, o->E - s->E_prev, &o->iters, &o->res, &o->U,
+                    &o->E, &o->dW, &o->scale);
+  }
+  if (rc == 0) rc = watch_energy(s, o);
+  return rc;
+}
+
+/* A step of length h that failed (why: the error message): the next try
+ * with half of it, or the stage fails below the floor dt/1024. */
+static int cut_step(im_stage *s, double h)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  char why[1024];
+  snprintf(why, sizeof why, "%s", crd_err_message());
+  dy->cuts++;
+  r->cuts++;
+  s->dt = 0.5 * h;
+  if (s->dt < s->dt_min)
+    return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (implicit): step %d at t = %.9g failed even with dt = %.3g "
+                   "(floor dt/1024 = %.3g): %s", s->istage, dy->step + 1, dy->t, h, s->dt_min, why);
+  crd_run_progress(r, "stage %d: step %d, t = %.6g: step cut to dt = %.4g (%s)", s->istage, dy->step + 1, dy->t,
+                   s->dt, why);
+  return 0;
+}
+
+/* The history line of an accepted step, the energy residual of an
+ * energy-conserving stage (rho_inf = 1), and progress about every
+ * twentieth of the stage. */
+static int record_step(im_stage *s, const im_step *o, int last)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  int rc;
+  if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, o->iters, o->res, dy->kinetic, o->U, dy->L, dy->J, last)))
+    return rc;
+  if (s->st->rho_inf == 1.0) {
+    double de = fabs(o->E - s->E_prev) / fmax(fabs(o->E), 1e-300);
+    if (de > dy->max_energy_residual) dy->max_energy_residual = de;
+  }
+  s->E_prev = o->E;
+  if ((dy->implicit_steps - s->k0) % s->every == 0 || last)
+    crd_run_progress(r, "stage %d implicit: t = %.6g  step %d  Newton %d  E = %.10g", s->istage, dy->t, dy->step,
+                     o->iters, o->E);
+  return 0;
+}
+
+/* A step of length h accepted: the pairs switched, the bodies' step kept,
+ * the clock and counters on, the history; the step grown back towards dt
+ * after 4 good steps; the step loop's state for a checkpoint, and the
+ * step's end (outputs, checkpoints: crd_dyn_step_end). */
+static int accept_step(im_stage *s, double h, const im_step *o)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  int rc;
+  crd_problem_switch_pairs(r->pb);
+  crd_ties_accept(s->w.ties);
+  dy->t += h;
+  dy->step++;
+  dy->implicit_steps++;
+  dy->newton_iters += o->iters;
+  r->newton_iters += o->iters;
+  r->steps++;
+  dy->strain = o->U;
+  dy->cur.E_scale = o->scale;
+  int last = dy->t >= s->st->t_end - 1e-9 * s->dt_nom;
+  if ((rc = record_step(s, o, last))) return rc;
+  if (s->dt < s->dt_nom && ++s->good >= 4) {
+    s->dt = fmin(2.0 * s->dt, s->dt_nom);
+    s->good = 0;
+  }
+  dy->cur.dt = s->dt;
+  dy->cur.good = s->good;
+  dy->cur.E_prev = s->E_prev;
+  return crd_dyn_step_end(r, dy);
+}
+
+/* An implicit stage: its start (or a restart's), then steps to t_end, each
+ * tried, then cut or accepted. */
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
 {
   crd_problem *pb = r->pb;
-  ga_param g = ga_from_rho(st->rho_inf);
-  im_work w;
-  memset(&w, 0, sizeof w);
-  CRD_CALL(work_alloc(&w, pb->nn, pb->ne, pb->neq));
-  w.ties = dy->ties;
-  int resume = dy->cur.resume && dy->cur.stage == istage, rc = 0, good = 0;
+  im_stage s;
+  memset(&s, 0, sizeof s);
+  s.r = r;
+  s.dy = dy;
+  s.st = st;
+  s.istage = istage;
+  s.g = ga_from_rho(st->rho_inf);
+  CRD_CALL(work_alloc(&s.w, pb->nn, pb->ne, pb->neq));
+  s.w.ties = dy->ties;
+  int resume = dy->cur.resume && dy->cur.stage == istage, rc = 0;
   dy->cur.resume = 0;
   dy->cur.stage = istage;
-  double dt_nom = st->dt, dt = dt_nom, dt_min = dt_nom / 1024.0, E_prev;
-  if (resume) { /* a restart: the stage's start was done before the checkpoint */
-    w.x_roundoff = dy->cur.x_roundoff;
-    dt = dy->cur.dt;
-    good = dy->cur.good;
-    E_prev = dy->cur.E_prev;
-  } else {
-    if (dt_nom > st->t_end - dy->t && !r->opts->quiet) {
-      crd_run_progress_break();
-      printf("note: stage %d: dt %.6g exceeds the stage's length %.6g: one step of %.6g\n", istage, dt_nom,
-             st->t_end - dy->t, st->t_end - dy->t);
-    }
-    double xn = 0.0;
-    for (int i = 0; i < 3 * pb->nn; ++i) xn += pb->m->x[i] * pb->m->x[i] + pb->d[i] * pb->d[i];
-    w.x_roundoff = 64.0 * 2.2e-16 * sqrt(xn);
-    if ((rc = initial_accel(r, dy, &w, dy->t))) goto out;
-    crd_dyn_measure(dy, pb);
-    E_prev = dy->kinetic + dy->strain - r->wext;
-    dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
-  }
-  dy->cur.x_roundoff = w.x_roundoff;
-  int nsteps = crd_stage_steps(st->t_end - dy->t, dt_nom), every = nsteps > 20 ? nsteps / 20 : 1;
-  int k0 = dy->implicit_steps;
-  /* prescribed motion does work the energy balance does not count; the
-   * rises of rigid bodies (generalized-alpha on their triads) are not the
-   * shell's strains' to take out */
-  const int mono = st->monotone_energy && st->rho_inf < 1.0 && pb->npres == 0 && crd_ties_nbodies(w.ties) == 0;
+  s.dt_nom = st->dt;
+  s.dt = s.dt_nom;
+  s.dt_min = s.dt_nom / 1024.0;
+  if (resume)
+    stage_resume(&s);
+  else if ((rc = stage_begin(&s)))
+    goto out;
+  dy->cur.x_roundoff = s.w.x_roundoff;
+  int nsteps = crd_stage_steps(st->t_end - dy->t, s.dt_nom);
+  s.every = nsteps > 20 ? nsteps / 20 : 1;
+  s.k0 = dy->implicit_steps;
+  s.mono = stage_monotone(st, pb, s.w.ties);
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
-  while (dy->t < st->t_end - 1e-9 * dt_nom) {
-    double h = fmin(dt, st->t_end - dy->t);
-    if (st->t_end - (dy->t + h) < 1e-6 * dt_nom) h = st->t_end - dy->t;
-    int iters = 0;
-    double res = 0.0, U = 0.0;
-    w.xi = 0.0;
-    rc = ga_step(r, dy, &w, st, &g, dy->t, h, 0, &iters, &res, &U);
-    double E = 0.0, scale = dy->cur.E_scale, dW = 0.0;
-    if (rc == 0) {
-      crd_dyn_test_energy(r, dy->step + 1, dy, pb);
-      E = step_energy(r, dy, &w, h, U, &dW, &scale);
-      if (mono && E > E_prev &&
-          crd_loads_steady(pb, dy->t, dy->t + (1.0 - g.af) * h, dy->t + h))
-        rc = monotone(r, dy, &w, st, &g, h, E_prev, E - E_prev, &iters, &res, &U, &E, &dW, &scale);
-    }
-    if (rc == 0) {
-      /* energy watchdog, before the step is accepted: with no external
-       * power the total energy must not rise (rho_inf <= 1) */
-      if (dW == 0.0 && pb->npres == 0 && E - E_prev > CRD_WATCH_ENERGY_RISE * scale) {
-        restore_all(pb, dy, &w);
-        rc = crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
-                         "the total energy rose by %.3g (%.3g of the energy scale %.3g, limit %g) with no "
-                         "external power", E - E_prev, (E - E_prev) / scale, scale, CRD_WATCH_ENERGY_RISE);
-      }
-    }
-    if (rc > 0) {
-      char why[1024];
-      snprintf(why, sizeof why, "%s", crd_err_message());
-      dy->cuts++;
-      r->cuts++;
-      dt = 0.5 * h;
-      if (dt < dt_min) {
-        rc = CRD_ERR(CRD_ERR_NUMERIC, "stage %d (implicit): step %d at t = %.9g failed even with dt = %.3g "
-                     "(floor dt/1024 = %.3g): %s", istage, dy->step + 1, dy->t, h, dt_min, why);
-        goto out;
-      }
-      crd_run_progress(r, "stage %d: step %d, t = %.6g: step cut to dt = %.4g (%s)", istage, dy->step + 1, dy->t,
-                       dt, why);
-      continue;
-    }
-    if (rc < 0) goto out;
-    crd_problem_switch_pairs(pb);
-    crd_ties_accept(w.ties);
-    dy->t += h;
-    dy->step++;
-    dy->implicit_steps++;
-    dy->newton_iters += iters;
-    r->newton_iters += iters;
-    r->steps++;
-    dy->strain = U;
-    dy->cur.E_scale = scale;
-    int last = dy->t >= st->t_end - 1e-9 * dt_nom;
-    if ((rc = crd_run_record(r, dy->step, dy->t, 1.0, iters, res, dy->kinetic, U, dy->L, dy->J, last))) goto out;
-    if (st->rho_inf == 1.0) {
-      double de = fabs(E - E_prev) / fmax(fabs(E), 1e-300);
-      if (de > dy->max_energy_residual) dy->max_energy_residual = de;
-    }
-    E_prev = E;
-    if ((dy->implicit_steps - k0) % every == 0 || last)
-      crd_run_progress(r, "stage %d implicit: t = %.6g  step %d  Newton %d  E = %.10g", istage, dy->t, dy->step,
-                       iters, E);
-    if (dt < dt_nom && ++good >= 4) {
-      dt = fmin(2.0 * dt, dt_nom);
-      good = 0;
-    }
-    dy->cur.dt = dt;
-    dy->cur.good = good;
-    dy->cur.E_prev = E_prev;
-    if ((rc = crd_dyn_step_end(r, dy))) goto out;
+  while (dy->t < st->t_end - 1e-9 * s.dt_nom) {
+    im_step o;
+    double h = step_length(st, dy->t, s.dt, s.dt_nom);
+    rc = try_step(&s, h, &o);
+    if (rc > 0)
+      rc = cut_step(&s, h);
+    else if (rc == 0)
+      rc = accept_step(&s, h, &o);
+    if (rc) goto out;
   }
   r->time_implicit += crd_wtime() - tl - (r->time_output - to);
 out:
-  work_free(&w);
+  work_free(&s.w);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }

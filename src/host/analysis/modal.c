@@ -68,25 +68,60 @@ static int write_shape(crd_run *r, int k, double freq, const double *phi, double
   return 0;
 }
 
-int crd_modal_run(crd_run *r)
+/* What a modal analysis holds: the consistent mass M (on K's pattern),
+ * the eigenpairs and frequencies, the shape buffers, the shift, the
+ * strain energy of the initial state. */
+typedef struct modal_work {
+  crd_dyn *dy;
+  crd_csr M;
+  double *F, *lam, *vec, *freq, *u, *dp;
+  int n, nev, nrigid;
+  double lref, sigma, U;
+} modal_work;
+
+/* The modes asked, at most one fewer than the equations (with a note,
+ * not with --quiet, when fewer are computed). */
+static int modal_count(const crd_run *r, int n)
 {
-  crd_problem *pb = r->pb;
-  int n = pb->neq, nev = r->m->analysis.modes, rc = 0, nconv = 0;
+  int nev = r->m->analysis.modes;
   if (nev >= n) {
     if (!r->opts->quiet)
       printf("note: $.analysis.modes: %d modes asked, the model has %d equations: %d computed\n", nev, n, n - 1);
     nev = n - 1;
   }
-  crd_dyn *dy = NULL;
-  crd_csr M = *pb->K;
-  double *F = NULL, *lam = NULL, *vec = NULL, *freq = NULL, *u = NULL, *dp = NULL, U, t0 = crd_wtime();
-  M.val = NULL;
-  if ((rc = crd_dyn_create(pb, &dy)) || (rc = CRD_CALLOC(n, &F)) || (rc = CRD_CALLOC(M.nnz, &M.val)) ||
-      (rc = CRD_CALLOC(nev, &lam)) || (rc = CRD_CALLOC((size_t)n * nev, &vec)) || (rc = CRD_CALLOC(nev, &freq)) ||
-      (rc = CRD_CALLOC(3 * (size_t)pb->nn, &u)) || (rc = CRD_CALLOC(3 * (size_t)pb->nn, &dp)))
-    goto out;
-  if ((rc = crd_problem_eval(pb, 1, F, &U))) goto out;
-  crd_dyn_assemble_mass(dy, pb, &M, 1.0);
+  return nev;
+}
+
+/* The buffers (M on the pattern of K); modal_free frees what was made. */
+static int modal_alloc(const crd_problem *pb, modal_work *mw)
+{
+  int rc, n = mw->n, nev = mw->nev;
+  mw->M = *pb->K;
+  mw->M.val = NULL;
+  if ((rc = crd_dyn_create(pb, &mw->dy)) || (rc = CRD_CALLOC(n, &mw->F)) ||
+      (rc = CRD_CALLOC(mw->M.nnz, &mw->M.val)) ||
+      (rc = CRD_CALLOC(nev, &mw->lam)) || (rc = CRD_CALLOC((size_t)n * nev, &mw->vec)) ||
+      (rc = CRD_CALLOC(nev, &mw->freq)) || (rc = CRD_CALLOC(3 * (size_t)pb->nn, &mw->u)) ||
+      (rc = CRD_CALLOC(3 * (size_t)pb->nn, &mw->dp)))
+    return rc;
+  return 0;
+}
+
+static void modal_free(modal_work *mw)
+{
+  crd_dyn_destroy(&mw->dy);
+  free(mw->F); free(mw->M.val); free(mw->lam); free(mw->vec); free(mw->freq); free(mw->u); free(mw->dp);
+}
+
+/* K (the tangent) and M at the initial state (the time since t0 counted
+ * as element time), and lambda_ref, the smallest diag(K)/diag(M) over the
+ * translations (1 if none). */
+static int modal_matrices(crd_run *r, modal_work *mw, double t0)
+{
+  crd_problem *pb = r->pb;
+  int rc;
+  if ((rc = crd_problem_eval(pb, 1, mw->F, &mw->U))) return rc;
+  crd_dyn_assemble_mass(mw->dy, pb, &mw->M, 1.0);
   r->time_eval += crd_wtime() - t0;
   double lref = INFINITY;
   for (int i = 0; i < pb->nn; ++i)
@@ -94,45 +129,83 @@ int crd_modal_run(crd_run *r)
       int e = pb->eq[5 * i + c];
       if (e < 0) continue;
       int32_t d = pb->K->rowptr[e]; /* the diagonal is the first entry of its row */
-      if (M.val[d] > 0) lref = fmin(lref, pb->K->val[d] / M.val[d]);
+      if (mw->M.val[d] > 0) lref = fmin(lref, pb->K->val[d] / mw->M.val[d]);
     }
   if (!isfinite(lref) || !(lref > 0)) lref = 1.0;
-  /* sigma = 0 if K factorizes (no rigid-body modes) */
-  double sigma = 0.0;
-  if ((rc = crd_solver_analyse(pb->solver, pb->K))) goto out;
+  mw->lref = lref;
+  return 0;
+}
+
+/* The shift (sigma = 0 if K factorizes: no rigid-body modes) and the
+ * eigenpairs by shift-invert; the rigid-body modes (eigenvalues below
+ * 1e-9 lambda_ref) counted, frequency 0. */
+static int modal_solve(crd_run *r, modal_work *mw)
+{
+  crd_problem *pb = r->pb;
+  int rc, nconv = 0;
+  mw->sigma = 0.0;
+  if ((rc = crd_solver_analyse(pb->solver, pb->K))) return rc;
   pb->analysed = 1;
-  if (crd_solver_factorize(pb->solver, pb->K) != 0) sigma = -1e-8 * lref;
+  if (crd_solver_factorize(pb->solver, pb->K) != 0) mw->sigma = -1e-8 * mw->lref;
   crd_err_clear();
   double ts = crd_wtime();
-  rc = crd_eigen_shift_invert(pb->K, &M, sigma, nev, 0.0, lam, vec, &nconv);
+  rc = crd_eigen_shift_invert(pb->K, &mw->M, mw->sigma, mw->nev, 0.0, mw->lam, mw->vec, &nconv);
   r->time_factor += crd_wtime() - ts;
-  if (rc) goto out;
-  int nrigid = 0;
-  for (int k = 0; k < nev; ++k) {
-    int rigid = lam[k] < 1e-9 * lref;
-    nrigid += rigid;
-    freq[k] = rigid ? 0.0 : sqrt(lam[k]) / (2.0 * M_PI);
+  if (rc) return rc;
+  mw->nrigid = 0;
+  for (int k = 0; k < mw->nev; ++k) {
+    int rigid = mw->lam[k] < 1e-9 * mw->lref;
+    mw->nrigid += rigid;
+    mw->freq[k] = rigid ? 0.0 : sqrt(mw->lam[k]) / (2.0 * M_PI);
   }
-  if ((rc = write_modes_csv(r->dir, nev, lam, freq))) goto out;
+  return 0;
+}
+
+/* The outputs: modes.csv, the frames of the shapes (the frames folder and
+ * result.pvd made when the run has none yet), the history line. */
+static int modal_write(crd_run *r, modal_work *mw)
+{
+  int rc;
+  if ((rc = write_modes_csv(r->dir, mw->nev, mw->lam, mw->freq))) return rc;
   if (!r->pvd) {
     char fdir[2 * CRD_PATH_MAX];
     snprintf(fdir, sizeof fdir, "%s/frames", r->dir);
-    if ((rc = crd_mkdir_p(fdir)) || (rc = crd_pvd_create(r->dir, &r->pvd))) goto out;
+    if ((rc = crd_mkdir_p(fdir)) || (rc = crd_pvd_create(r->dir, &r->pvd))) return rc;
   }
-  for (int k = 0; k < nev; ++k)
-    if ((rc = write_shape(r, k, freq[k], vec + (size_t)n * k, u, dp))) goto out;
+  for (int k = 0; k < mw->nev; ++k)
+    if ((rc = write_shape(r, k, mw->freq[k], mw->vec + (size_t)mw->n * k, mw->u, mw->dp))) return rc;
   double zero[3] = {0, 0, 0};
-  if ((rc = crd_run_record(r, 0, 0.0, 0.0, 0, 0.0, 0.0, U, zero, zero, 1))) goto out;
-  r->modal.nmodes = nev;
-  r->modal.nrigid = nrigid;
-  r->modal.f1 = nrigid < nev ? freq[nrigid] : 0.0;
-  if (!r->opts->quiet) {
-    printf("modal: %d modes (sigma %.3g), %d rigid-body\n  mode  eigenvalue            frequency\n", nev, sigma,
-           nrigid);
-    for (int k = 0; k < nev; ++k) printf("  %4d  %-20.12g  %.8g\n", k + 1, lam[k], freq[k]);
-  }
+  return crd_run_record(r, 0, 0.0, 0.0, 0, 0.0, 0.0, mw->U, zero, zero, 1);
+}
+
+/* The table of the modes on stdout (not with --quiet). */
+static void modal_print(const crd_run *r, const modal_work *mw)
+{
+  if (r->opts->quiet) return;
+  printf("modal: %d modes (sigma %.3g), %d rigid-body\n  mode  eigenvalue            frequency\n", mw->nev,
+         mw->sigma, mw->nrigid);
+  for (int k = 0; k < mw->nev; ++k) printf("  %4d  %-20.12g  %.8g\n", k + 1, mw->lam[k], mw->freq[k]);
+}
+
+/* A modal analysis: K and M at the initial state, the eigenpairs, the
+ * outputs, the summary's figures and the table. */
+int crd_modal_run(crd_run *r)
+{
+  crd_problem *pb = r->pb;
+  modal_work mw;
+  memset(&mw, 0, sizeof mw);
+  mw.n = pb->neq;
+  mw.nev = modal_count(r, mw.n);
+  double t0 = crd_wtime();
+  int rc;
+  if ((rc = modal_alloc(pb, &mw)) || (rc = modal_matrices(r, &mw, t0)) || (rc = modal_solve(r, &mw)) ||
+      (rc = modal_write(r, &mw)))
+    goto out;
+  r->modal.nmodes = mw.nev;
+  r->modal.nrigid = mw.nrigid;
+  r->modal.f1 = mw.nrigid < mw.nev ? mw.freq[mw.nrigid] : 0.0;
+  modal_print(r, &mw);
 out:
-  crd_dyn_destroy(&dy);
-  free(F); free(M.val); free(lam); free(vec); free(freq); free(u); free(dp);
+  modal_free(&mw);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }

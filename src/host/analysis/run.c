@@ -17,6 +17,7 @@
 #include "crdyn/shell_results.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
+#include "crdyn/switches.h"
 
 /* a progress line rewritten in place on the terminal, not yet ended */
 static int progress_open;
@@ -362,15 +363,17 @@ static int build_problem(crd_run *r, const char *be)
  * users. */
 static void read_test_hooks(crd_run *r)
 {
-  const char *hook = getenv("CRDYN_TEST_SIGINT_STEP");
+  const char *hook = crd_switch("CRDYN_TEST_SIGINT_STEP");
   r->test_sigint_step = hook ? atoi(hook) : 0;
-  hook = getenv("CRDYN_TEST_SIGKILL_STEP");
+  hook = crd_switch("CRDYN_TEST_SIGKILL_STEP");
   r->test_sigkill_step = hook ? atoi(hook) : 0;
-  hook = getenv("CRDYN_TEST_ENERGY_STEP");
+  hook = crd_switch("CRDYN_TEST_ENERGY_STEP");
   r->test_energy_step = hook ? atoi(hook) : 0;
-  hook = getenv("CRDYN_TEST_NAN_STEP");
+  hook = crd_switch("CRDYN_TEST_NAN_STEP");
   r->test_nan_step = hook ? atoi(hook) : 0;
-  hook = getenv("CRDYN_TEST_UNSTABLE_DT");
+  hook = crd_switch("CRDYN_TEST_NAN_K_STEP");
+  r->test_nan_k_step = hook ? atoi(hook) : 0;
+  hook = crd_switch("CRDYN_TEST_UNSTABLE_DT");
   r->test_unstable_dt = hook && !strcmp(hook, "1");
 }
 

@@ -241,103 +241,197 @@ static int run_load_control(crd_run *r, st_work *w)
 }
 
 /* Crisfield's cylindrical arc length on the translational DOFs, with the
- * proportional reference load F_ref = F_ext(1) (amplitude tables refused). */
+ * proportional reference load F_ref = F_ext(1) (amplitude tables refused).
+ * What the steps share: */
+typedef struct arc_state {
+  crd_run *r;
+  st_work *w;
+  const double *mask; /* 1 on the translational equations (the constraint's), 0 on the others */
+  int n;              /* equations */
+  double size;        /* the model's size (the round-off floor of the corrections) */
+  double lam, ds;     /* the load factor reached, the arc length */
+  double nt;          /* |dut| of this step's predictor (the floor of the cuts) */
+  double Dlam;        /* the load factor increment of this step */
+  double lam_stop;    /* the load factor to reach */
+  int step, first, maxinc, desired; /* steps done, none yet, at most, Newton iterations aimed at */
+} arc_state;
+
+/* Arc length needs proportional loads and no prescribed displacements. */
+static int arc_check(const crd_run *r)
+{
+  for (int k = 0; k < r->m->nloads; ++k)
+    CRD_CHECK(r->m->loads[k].amp.n == 0, CRD_ERR_INPUT,
+              "%s: $.loads[%d]: arc length needs proportional loads (no amplitude table)", r->m->case_path, k);
+  CRD_CHECK(r->pb->npres == 0, CRD_ERR_INPUT, "%s: arc length with prescribed displacements is not supported",
+            r->m->case_path);
+  return 0;
+}
+
+/* The translational mask of the constraint (allocated; the caller frees it). */
+static int arc_mask(const crd_problem *pb, double **mask)
+{
+  CRD_CALL(CRD_CALLOC(pb->neq, mask));
+  for (int i = 0; i < pb->nn; ++i)
+    for (int c = 0; c < 3; ++c)
+      if (pb->eq[5 * i + c] >= 0) (*mask)[pb->eq[5 * i + c]] = 1.0;
+  return 0;
+}
+
+/* The predictor: the tangent at the step's start, dut = K^-1 F_ref, the
+ * first arc (the first load step's share of |dut|), and the load increment
+ * along the arc in the direction of the last step's increment. */
+static int arc_predict(arc_state *a)
+{
+  crd_run *r = a->r;
+  crd_problem *pb = r->pb;
+  const crd_analysis *an = &r->m->analysis;
+  st_work *w = a->w;
+  int n = a->n, rc;
+  double rn, ref, U;
+  if ((rc = residual(r, w, a->lam, 1, &rn, &ref, &U)) < 0) return rc;
+  if ((rc = crd_loads_assemble(r->loads, pb, 1.0, 1, w->Fref, 0)) < 0) return rc;
+  rc = factorize(r, a->first);
+  if (rc < 0) return rc;
+  if ((rc = solve(r, w->Fref, w->dut))) return rc;
+  a->nt = sqrt(mdot(n, a->mask, w->dut, w->dut));
+  if (a->ds < 0) a->ds = (an->max_load_factor / an->steps) * a->nt;
+  double sgn = 1.0;
+  if (a->step > 0) sgn = mdot(n, a->mask, w->Du_prev, w->dut) >= 0 ? 1.0 : -1.0;
+  double dlam = sgn * a->ds / a->nt;
+  for (int i = 0; i < n; ++i) w->Du[i] = dlam * w->dut[i];
+  crd_problem_update(pb, w->Du, 1.0);
+  a->Dlam = dlam;
+  return 0;
+}
+
+/* The load increment dl of a correction du that keeps the step on the
+ * arc, |Du + du + dl dut|^2 = ds^2: of the two roots, the one keeping the
+ * increment closest to the previous one.  CRD_WARN_NEWTON_DIVERGED: none. */
+static int arc_root(const arc_state *a, double *dl)
+{
+  const st_work *w = a->w;
+  const double *mask = a->mask;
+  int n = a->n;
+  double A = mdot(n, mask, w->dut, w->dut);
+  double DuDu = mdot(n, mask, w->Du, w->Du), Dudu = mdot(n, mask, w->Du, w->du), dudu = mdot(n, mask, w->du, w->du);
+  double Dudt = mdot(n, mask, w->Du, w->dut), dudt = mdot(n, mask, w->du, w->dut);
+  double B = 2.0 * (Dudt + dudt), C = DuDu + 2.0 * Dudu + dudu - a->ds * a->ds;
+  double disc = B * B - 4.0 * A * C;
+  if (disc < 0) return CRD_WARN_NEWTON_DIVERGED;
+  double l1 = (-B + sqrt(disc)) / (2 * A), l2 = (-B - sqrt(disc)) / (2 * A);
+  double c1 = DuDu + Dudu + l1 * Dudt, c2 = DuDu + Dudu + l2 * Dudt;
+  *dl = c1 >= c2 ? l1 : l2;
+  return 0;
+}
+
+enum { ARC_GO_ON, ARC_CONVERGED, ARC_FAILED };
+
+/* One corrector iteration at load factor lam + Dlam: the residual (*res
+ * relative), converged on it, else the tangent, du = K^-1 R and
+ * dut = K^-1 F_ref, the load increment on the arc, the update; converged
+ * too at the round-off floor (a correction negligible against the model
+ * and a small residual).  *state: ARC_*; returns < 0 on an error (and
+ * what the solves return). */
+static int arc_iteration(arc_state *a, double *res, int *state)
+{
+  crd_run *r = a->r;
+  crd_problem *pb = r->pb;
+  const crd_analysis *an = &r->m->analysis;
+  st_work *w = a->w;
+  int n = a->n, rc;
+  double rn, ref, U, dl;
+  *state = ARC_FAILED;
+  rc = residual(r, w, a->lam + a->Dlam, 1, &rn, &ref, &U);
+  if (rc) return rc > 0 ? 0 : rc;
+  *res = ref > 0 ? rn / ref : rn;
+  if (rn <= an->tolerance * ref) return *state = ARC_CONVERGED, 0;
+  rc = factorize(r, 0);
+  if (rc) return rc > 0 ? 0 : rc;
+  if ((rc = crd_loads_assemble(r->loads, pb, 1.0, 1, w->Fref, 0)) < 0) return rc;
+  if ((rc = solve(r, w->R, w->du)) || (rc = solve(r, w->Fref, w->dut))) return rc;
+  if (arc_root(a, &dl)) return 0;
+  for (int i = 0; i < n; ++i) w->du[i] += dl * w->dut[i];
+  for (int i = 0; i < n; ++i) w->Du[i] += w->du[i];
+  a->Dlam += dl;
+  crd_problem_update(pb, w->du, 1.0);
+  r->newton_iters++;
+  double mx = 0;
+  for (int i = 0; i < n; ++i) mx = fmax(mx, a->mask[i] * fabs(w->du[i]));
+  *state = mx <= 1e-3 * an->tolerance * a->size && rn <= sqrt(an->tolerance) * ref ? ARC_CONVERGED : ARC_GO_ON;
+  return 0;
+}
+
+/* The corrector: iterations until converged (*conv), failed, or the
+ * iteration limit; *it the iterations, *res the relative residual. */
+static int arc_correct(arc_state *a, int *it, double *res, int *conv)
+{
+  int state = ARC_GO_ON, rc;
+  for (*it = 1; *it <= a->r->m->analysis.max_iterations; ++*it) {
+    if ((rc = arc_iteration(a, res, &state))) return rc;
+    if (state != ARC_GO_ON) break;
+  }
+  *conv = state == ARC_CONVERGED;
+  return 0;
+}
+
+/* A step that did not converge: back to its start with half the arc, or
+ * the analysis fails once the arc is below 1e-8 of the predictor's. */
+static int arc_cut(arc_state *a)
+{
+  crd_run *r = a->r;
+  restore_state(r->pb, a->w);
+  a->ds *= 0.5;
+  r->cuts++;
+  if (a->ds < 1e-8 * a->nt * r->m->analysis.max_load_factor)
+    return CRD_ERR(CRD_ERR_NUMERIC, "arc length failed at load factor %.6g: the arc was cut below %.3g",
+                   a->lam, a->ds);
+  crd_run_progress(r, "cut: arc length %.3g", a->ds);
+  return 0;
+}
+
+/* A converged step: the load factor on, its increment kept (the next
+ * predictor's direction), the history and progress, and the next arc
+ * scaled towards `desired` iterations (by a factor of 0.5 to 2). */
+static int arc_accept(arc_state *a, int it, double res)
+{
+  crd_run *r = a->r;
+  crd_problem *pb = r->pb;
+  double L0[3] = {0, 0, 0};
+  int rc;
+  a->first = 0;
+  a->lam += a->Dlam;
+  memcpy(a->w->Du_prev, a->w->Du, sizeof(double) * a->n);
+  ++a->step;
+  double Us = 0.0;
+  for (int e = 0; e < pb->ne; ++e) Us += pb->ue[e];
+  int last = a->lam >= a->lam_stop * (1.0 - 1e-9) || a->step >= a->maxinc;
+  if ((rc = crd_run_record(r, a->step, 0.0, a->lam, it, res, 0.0, Us, L0, L0, last))) return rc;
+  crd_run_progress(r, "arc step %d  load factor %.6g  iterations %d  residual %.2e", a->step, a->lam, it, res);
+  a->ds *= fmin(2.0, fmax(0.5, sqrt((double)a->desired / (double)(it > 0 ? it : 1))));
+  return 0;
+}
+
+/* Arc-length steps to the stop factor (at most 20 x steps): each a
+ * predictor and a corrector, then accepted or cut. */
 static int run_arc_length(crd_run *r, st_work *w)
 {
   crd_problem *pb = r->pb;
   const crd_analysis *an = &r->m->analysis;
-  int n = pb->neq;
-  for (int k = 0; k < r->m->nloads; ++k)
-    CRD_CHECK(r->m->loads[k].amp.n == 0, CRD_ERR_INPUT,
-              "%s: $.loads[%d]: arc length needs proportional loads (no amplitude table)", r->m->case_path, k);
-  CRD_CHECK(pb->npres == 0, CRD_ERR_INPUT, "%s: arc length with prescribed displacements is not supported",
-            r->m->case_path);
-  /* translational mask for the constraint */
+  int n = pb->neq, rc;
+  if ((rc = arc_check(r))) return rc;
   double *mask = NULL;
-  CRD_CALL(CRD_CALLOC(n, &mask));
-  for (int i = 0; i < pb->nn; ++i)
-    for (int c = 0; c < 3; ++c)
-      if (pb->eq[5 * i + c] >= 0) mask[pb->eq[5 * i + c]] = 1.0;
-  double lam = 0.0, ds = -1.0, L0[3] = {0, 0, 0}, size = model_size(r->m);
-  int step = 0, first = 1, rc = 0, maxinc = 20 * an->steps, desired = 5;
+  CRD_CALL(arc_mask(pb, &mask));
+  arc_state a = {r, w, mask, n, model_size(r->m), 0.0, -1.0, 0.0, 0.0, an->arc_length_max_factor, 0, 1,
+                 20 * an->steps, 5}; /* lam_stop: default max_load_factor (case.c) */
   memset(w->Du_prev, 0, sizeof(double) * n);
-  const double lam_stop = an->arc_length_max_factor; /* default max_load_factor (case.c) */
-  while (lam < lam_stop * (1.0 - 1e-9) && step < maxinc) {
+  while (a.lam < a.lam_stop * (1.0 - 1e-9) && a.step < a.maxinc) {
+    int it = 0, conv = 0;
+    double res = 0;
     save_state(pb, w);
-    double rn, ref, U, res = 0;
-    /* predictor */
-    if ((rc = residual(r, w, lam, 1, &rn, &ref, &U)) < 0) goto out;
-    if ((rc = crd_loads_assemble(r->loads, pb, 1.0, 1, w->Fref, 0)) < 0) goto out;
-    rc = factorize(r, first);
-    if (rc < 0) goto out;
-    if ((rc = solve(r, w->Fref, w->dut))) goto out;
-    double nt = sqrt(mdot(n, mask, w->dut, w->dut));
-    if (ds < 0) ds = (an->max_load_factor / an->steps) * nt;
-    double sgn = 1.0;
-    if (step > 0) sgn = mdot(n, mask, w->Du_prev, w->dut) >= 0 ? 1.0 : -1.0;
-    double dlam = sgn * ds / nt;
-    for (int i = 0; i < n; ++i) w->Du[i] = dlam * w->dut[i];
-    crd_problem_update(pb, w->Du, 1.0);
-    double Dlam = dlam;
-    int it, conv = 0;
-    for (it = 1; it <= an->max_iterations; ++it) {
-      rc = residual(r, w, lam + Dlam, 1, &rn, &ref, &U);
-      if (rc > 0) break;
-      if (rc < 0) goto out;
-      res = ref > 0 ? rn / ref : rn;
-      if (rn <= an->tolerance * ref) { conv = 1; break; }
-      rc = factorize(r, 0);
-      if (rc < 0) goto out;
-      if (rc > 0) break;
-      if ((rc = crd_loads_assemble(r->loads, pb, 1.0, 1, w->Fref, 0)) < 0) goto out;
-      if ((rc = solve(r, w->R, w->du)) || (rc = solve(r, w->Fref, w->dut))) goto out;
-      /* |Du + du + dl dut|^2 = ds^2 */
-      double A = mdot(n, mask, w->dut, w->dut);
-      double DuDu = mdot(n, mask, w->Du, w->Du), Dudu = mdot(n, mask, w->Du, w->du), dudu = mdot(n, mask, w->du, w->du);
-      double Dudt = mdot(n, mask, w->Du, w->dut), dudt = mdot(n, mask, w->du, w->dut);
-      double B = 2.0 * (Dudt + dudt), C = DuDu + 2.0 * Dudu + dudu - ds * ds;
-      double disc = B * B - 4.0 * A * C;
-      if (disc < 0) { rc = CRD_WARN_NEWTON_DIVERGED; break; }
-      double l1 = (-B + sqrt(disc)) / (2 * A), l2 = (-B - sqrt(disc)) / (2 * A);
-      /* the root keeping the increment closest to the previous one */
-      double c1 = DuDu + Dudu + l1 * Dudt, c2 = DuDu + Dudu + l2 * Dudt;
-      double dl = c1 >= c2 ? l1 : l2;
-      for (int i = 0; i < n; ++i) w->du[i] += dl * w->dut[i];
-      for (int i = 0; i < n; ++i) w->Du[i] += w->du[i];
-      Dlam += dl;
-      crd_problem_update(pb, w->du, 1.0);
-      r->newton_iters++;
-      double mx = 0;
-      for (int i = 0; i < n; ++i) mx = fmax(mx, mask[i] * fabs(w->du[i]));
-      if (mx <= 1e-3 * an->tolerance * size && rn <= sqrt(an->tolerance) * ref) { /* round-off floor */
-        conv = 1;
-        break;
-      }
-    }
-    if (!conv) {
-      restore_state(pb, w);
-      ds *= 0.5;
-      r->cuts++;
-      if (ds < 1e-8 * nt * an->max_load_factor) {
-        rc = CRD_ERR(CRD_ERR_NUMERIC, "arc length failed at load factor %.6g: the arc was cut below %.3g",
-                     lam, ds);
-        goto out;
-      }
-      crd_run_progress(r, "cut: arc length %.3g", ds);
-      continue;
-    }
-    first = 0;
-    lam += Dlam;
-    memcpy(w->Du_prev, w->Du, sizeof(double) * n);
-    ++step;
-    double Us = 0.0;
-    for (int e = 0; e < pb->ne; ++e) Us += pb->ue[e];
-    int last = lam >= lam_stop * (1.0 - 1e-9) || step >= maxinc;
-    if ((rc = crd_run_record(r, step, 0.0, lam, it, res, 0.0, Us, L0, L0, last))) goto out;
-    crd_run_progress(r, "arc step %d  load factor %.6g  iterations %d  residual %.2e", step, lam, it, res);
-    ds *= fmin(2.0, fmax(0.5, sqrt((double)desired / (double)(it > 0 ? it : 1))));
+    if ((rc = arc_predict(&a)) || (rc = arc_correct(&a, &it, &res, &conv))) goto out;
+    if ((rc = conv ? arc_accept(&a, it, res) : arc_cut(&a))) goto out;
   }
-  r->steps = step;
+  r->steps = a.step;
   rc = 0;
 out:
   free(mask);

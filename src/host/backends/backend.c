@@ -7,45 +7,98 @@
 #include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
+#include "crdyn/switches.h"
+
+/* The backends a build leaves out register how to build them. */
+#ifndef CRD_HAVE_OPENCL
+const crd_backend_reg crd_backend_reg_opencl = {
+    .name = "opencl",
+    .not_built = "install the OpenCL headers and ICD loader (opencl-headers ocl-icd-opencl-dev) and rebuild"};
+#endif
+#ifndef CRD_HAVE_CUDA
+const crd_backend_reg crd_backend_reg_cuda = {
+    .name = "cuda", .not_built = "build where nvcc is found (/usr/local/cuda/bin/nvcc, or NVCC=...; docs/cuda.md)"};
+#endif
+
+static const crd_backend_reg *const registry[] = {&crd_backend_reg_cpu, &crd_backend_reg_opencl, &crd_backend_reg_cuda};
+#define NREG (sizeof registry / sizeof registry[0])
 
 const char *crd_backend_available(void)
 {
-  return "cpu"
-#ifdef CRD_HAVE_OPENCL
-         ", opencl"
-#endif
-#ifdef CRD_HAVE_CUDA
-         ", cuda"
-#endif
-         ", auto";
+  static char list[128];
+  size_t k = 0;
+  for (size_t i = 0; i < NREG; ++i)
+    if (registry[i]->create) k += (size_t)snprintf(list + k, sizeof list - k, "%s, ", registry[i]->name);
+  snprintf(list + k, sizeof list - k, "auto");
+  return list;
 }
 
-/* auto: CUDA where it is built in and a device answers, else the CPU; the
- * reason for the CPU goes into be->note (run.c prints it). */
+static const crd_backend_reg *find(const char *name)
+{
+  for (size_t i = 0; i < NREG; ++i)
+    if (!strcmp(registry[i]->name, name)) return registry[i];
+  return NULL;
+}
+
+/* auto: the built backends above the CPU's priority, highest first, where
+ * one answers; else the CPU, with the reason in be->note (run.c prints it). */
 static int create_auto(int device, crd_problem *pb, crd_backend **be)
 {
-  char why[400];
-#ifdef CRD_HAVE_CUDA
-  if (crd_backend_cuda_create(pb, device, be) == 0) return 0;
-  snprintf(why, sizeof why, "the CUDA backend is not usable: %s", crd_err_message());
-  crd_err_clear();
-#else
-  if (device >= 0)
-    return CRD_ERR(CRD_ERR_INPUT, "--device %d: the auto backend of this build has no devices (use --backend "
-                   "opencl)", device);
-  snprintf(why, sizeof why, "this build has no CUDA backend");
-#endif
+  char why[400] = "";
+  int tried = 0;
+  for (int prio = 1 << 30; prio > crd_backend_reg_cpu.auto_priority;) {
+    const crd_backend_reg *best = NULL;
+    for (size_t i = 0; i < NREG; ++i) /* the next lower priority */
+      if (registry[i]->create && registry[i]->auto_priority < prio &&
+          registry[i]->auto_priority > crd_backend_reg_cpu.auto_priority &&
+          (!best || registry[i]->auto_priority > best->auto_priority))
+        best = registry[i];
+    if (!best) break;
+    prio = best->auto_priority;
+    ++tried;
+    if (best->create(pb, device, be) == 0) return 0;
+    snprintf(why, sizeof why, "the %s backend is not usable: %s", best == &crd_backend_reg_cuda ? "CUDA" : best->name,
+             crd_err_message());
+    crd_err_clear();
+  }
+  if (!tried) {
+    if (device >= 0)
+      return CRD_ERR(CRD_ERR_INPUT, "--device %d: the auto backend of this build has no devices (use --backend "
+                     "opencl)", device);
+    snprintf(why, sizeof why, "this build has no CUDA backend");
+  }
   CRD_CALL(crd_backend_cpu_create(pb, be));
   snprintf((*be)->note, sizeof (*be)->note, "backend auto: running on the CPU (%s)", why);
   return 0;
 }
 
-static int create(const char *name, int device, crd_problem *pb, crd_backend **be);
+/* a backend by its name: registered and built, or a message that says how
+ * to build it */
+static int create(const char *name, int device, crd_problem *pb, crd_backend **be)
+{
+  *be = NULL;
+  if (!strcmp(name, "auto")) return create_auto(device, pb, be);
+  const crd_backend_reg *reg = find(name);
+  if (!reg)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: %s)", name,
+                   crd_backend_available());
+  if (!reg->create)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: %s); %s", name,
+                   crd_backend_available(), reg->not_built);
+  int rc = reg->create(pb, device, be);
+  if (rc == CRD_ERR_BACKEND && reg->on_failure) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", crd_err_message());
+    return CRD_ERR(rc, "--backend %s: %s; %s", name, why, reg->on_failure);
+  }
+  CRD_CALL(rc);
+  return 0;
+}
 
 int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backend **be)
 {
   CRD_CALL(create(name, device, pb, be));
-  const char *xc = getenv("CRDYN_XCHECK"); /* a diagnostic switch: backend_xcheck.c */
+  const char *xc = crd_switch("CRDYN_XCHECK"); /* a diagnostic switch: backend_xcheck.c */
   if (xc && !strcmp(xc, "1") && strcmp((*be)->ops->name, "cpu")) {
     int rc = crd_backend_xcheck_wrap(pb, be);
     if (rc) {
@@ -54,48 +107,6 @@ int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backen
     }
   }
   return 0;
-}
-
-static int create(const char *name, int device, crd_problem *pb, crd_backend **be)
-{
-  *be = NULL;
-  if (!strcmp(name, "auto")) return create_auto(device, pb, be);
-  if (!strcmp(name, "cpu")) {
-    if (device >= 0)
-      return CRD_ERR(CRD_ERR_INPUT, "--device %d: the %s backend has no devices (use --backend opencl)", device,
-                     name);
-    CRD_CALL(crd_backend_cpu_create(pb, be));
-    return 0;
-  }
-  if (!strcmp(name, "opencl")) {
-#ifdef CRD_HAVE_OPENCL
-    CRD_CALL(crd_backend_opencl_create(pb, device, be));
-    return 0;
-#else
-    return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend 'opencl' is not compiled into this build (available: %s); "
-                   "install the OpenCL headers and ICD loader (opencl-headers ocl-icd-opencl-dev) and rebuild",
-                   crd_backend_available());
-#endif
-  }
-  if (!strcmp(name, "cuda")) {
-#ifdef CRD_HAVE_CUDA
-    int rc = crd_backend_cuda_create(pb, device, be);
-    if (rc == CRD_ERR_BACKEND) {
-      char why[512];
-      snprintf(why, sizeof why, "%s", crd_err_message());
-      return CRD_ERR(rc, "--backend cuda: %s; run with --backend cpu (or --backend auto, which falls back to the "
-                     "CPU)", why);
-    }
-    CRD_CALL(rc);
-    return 0;
-#else
-    return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend 'cuda' is not compiled into this build (available: %s); "
-                   "build where nvcc is found (/usr/local/cuda/bin/nvcc, or NVCC=...; docs/cuda.md)",
-                   crd_backend_available());
-#endif
-  }
-  return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: %s)", name,
-                 crd_backend_available());
 }
 
 void crd_backend_destroy(crd_backend **pbe)

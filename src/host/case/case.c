@@ -527,17 +527,11 @@ static int parse_output(const crd_case_ctx *c, const cJSON *it, crd_model *m)
 
 /* ---- the case ----------------------------------------------------------------------- */
 
-static int parse_case(crd_case_ctx *c, const cJSON *root, crd_model *m, const char *stem)
+/* format, title and backend: the case's header */
+static int parse_header(crd_case_ctx *c, const cJSON *root, crd_model *m, const char *stem)
 {
-  /* "$schema": the editor's pointer to docs/case.schema.json, read by no one here */
-  static const char *const keys[] = {"$schema", "format", "title", "mesh", "sections", "sets", "supports",
-                                     "loads", "initial", "rigid_bodies", "analysis", "output",
-                                     "backend", NULL};
   static const char *const backends[] = {"cpu", "cuda", "opencl", "auto", NULL};
-  const cJSON *mesh, *sections, *v;
-  char jp[CRD_JP_MAX];
-  int format, nbodies = 0, i;
-  CRD_CALL(crd_json_keys(c, root, "$", keys));
+  int format, i;
   CRD_CALL(crd_json_get_int(c, root, "$", "format", 1, &format));
   if (format != 1) return CASE_BAD(c, "$.format", "unsupported format %d (this crdyn reads format 1)", format);
   snprintf(m->title, sizeof m->title, "%s", stem);
@@ -546,14 +540,15 @@ static int parse_case(crd_case_ctx *c, const cJSON *root, crd_model *m, const ch
   CRD_CALL(crd_json_get_str(c, root, "$", "backend", 0, 1, m->backend, sizeof m->backend));
   for (i = 0; backends[i] && strcmp(backends[i], m->backend); ++i) {}
   if (!backends[i]) return CASE_BAD(c, "$.backend", "unknown backend '%s' (expected cpu, cuda, opencl or auto)", m->backend);
+  return 0;
+}
 
-  const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "rigid_bodies");
-  if (bodies) {
-    if (!cJSON_IsArray(bodies)) return CASE_BAD(c, "$.rigid_bodies", "expected an array, got %s", crd_json_type(bodies));
-    nbodies = cJSON_GetArraySize(bodies);
-  }
-  mesh = cJSON_GetObjectItemCaseSensitive(root, "mesh");
-  sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
+/* the mesh (required unless the model is of rigid bodies only), its sets
+ * and sections */
+static int parse_shell(crd_case_ctx *c, const cJSON *root, crd_model *m, int nbodies)
+{
+  const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(root, "mesh"), *v;
+  const cJSON *sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
   c->size = 1;
   if (mesh) CRD_CALL(crd_case_mesh(c, mesh, m));
   else if (nbodies == 0)
@@ -561,28 +556,58 @@ static int parse_case(crd_case_ctx *c, const cJSON *root, crd_model *m, const ch
   if ((v = cJSON_GetObjectItemCaseSensitive(root, "sets"))) CRD_CALL(crd_case_sets(c, v, m));
   if (sections) CRD_CALL(parse_sections(c, sections, m));
   else if (mesh) return CASE_BAD(c, "$", "missing required key 'sections'");
+  return 0;
+}
 
-  if (nbodies) {
-    CRD_CALL(CRD_CALLOC(nbodies, &m->bodies));
-    m->nbodies = nbodies;
-    i = 0;
-    cJSON_ArrayForEach(v, bodies) {
-      CRD_CALL(parse_body(c, v, crd_jp_idx(jp, "$.rigid_bodies", i), m, i));
-      ++i;
-    }
+static int parse_bodies(crd_case_ctx *c, const cJSON *bodies, crd_model *m, int nbodies)
+{
+  char jp[CRD_JP_MAX];
+  const cJSON *v;
+  int i = 0;
+  if (!nbodies) return 0;
+  CRD_CALL(CRD_CALLOC(nbodies, &m->bodies));
+  m->nbodies = nbodies;
+  cJSON_ArrayForEach(v, bodies) {
+    CRD_CALL(parse_body(c, v, crd_jp_idx(jp, "$.rigid_bodies", i), m, i));
+    ++i;
   }
+  return 0;
+}
+
+static int parse_loads(crd_case_ctx *c, const cJSON *v, crd_model *m)
+{
+  char jp[CRD_JP_MAX];
+  const cJSON *l;
+  int i = 0;
+  if (!cJSON_IsArray(v)) return CASE_BAD(c, "$.loads", "expected an array, got %s", crd_json_type(v));
+  m->nloads = cJSON_GetArraySize(v);
+  CRD_CALL(CRD_CALLOC(m->nloads, &m->loads));
+  cJSON_ArrayForEach(l, v) {
+    CRD_CALL(parse_load(c, l, crd_jp_idx(jp, "$.loads", i), m, &m->loads[i]));
+    ++i;
+  }
+  return 0;
+}
+
+static int parse_case(crd_case_ctx *c, const cJSON *root, crd_model *m, const char *stem)
+{
+  /* "$schema": the editor's pointer to docs/case.schema.json, read by no one here */
+  static const char *const keys[] = {"$schema", "format", "title", "mesh", "sections", "sets", "supports",
+                                     "loads", "initial", "rigid_bodies", "analysis", "output",
+                                     "backend", NULL};
+  const cJSON *v;
+  int nbodies = 0;
+  CRD_CALL(crd_json_keys(c, root, "$", keys));
+  CRD_CALL(parse_header(c, root, m, stem));
+  const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "rigid_bodies");
+  if (bodies) {
+    if (!cJSON_IsArray(bodies)) return CASE_BAD(c, "$.rigid_bodies", "expected an array, got %s", crd_json_type(bodies));
+    nbodies = cJSON_GetArraySize(bodies);
+  }
+  CRD_CALL(parse_shell(c, root, m, nbodies));
+  CRD_CALL(parse_bodies(c, bodies, m, nbodies));
   if ((v = cJSON_GetObjectItemCaseSensitive(root, "supports"))) CRD_CALL(parse_supports(c, v, m));
-  if ((v = cJSON_GetObjectItemCaseSensitive(root, "loads"))) {
-    const cJSON *l;
-    if (!cJSON_IsArray(v)) return CASE_BAD(c, "$.loads", "expected an array, got %s", crd_json_type(v));
-    m->nloads = cJSON_GetArraySize(v);
-    CRD_CALL(CRD_CALLOC(m->nloads, &m->loads));
-    i = 0;
-    cJSON_ArrayForEach(l, v) {
-      CRD_CALL(parse_load(c, l, crd_jp_idx(jp, "$.loads", i), m, &m->loads[i]));
-      ++i;
-    }
-  }
+  if ((v = cJSON_GetObjectItemCaseSensitive(root, "loads"))) CRD_CALL(parse_loads(c, v, m));
   if ((v = cJSON_GetObjectItemCaseSensitive(root, "initial"))) CRD_CALL(parse_initial(c, v, m));
   if (!(v = cJSON_GetObjectItemCaseSensitive(root, "analysis")))
     return CASE_BAD(c, "$", "missing required key 'analysis'");

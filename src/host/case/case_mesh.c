@@ -403,9 +403,64 @@ static int mesh_sets(const crd_case_ctx *c, crd_model *m, const crd_mesh_part *p
   return 0;
 }
 
+/* The parts' coordinates one after the other in xall (3 N), checked finite;
+ * the model size (the bounding box's diagonal) into c->size. */
+static int concat_coords(crd_case_ctx *c, const crd_mesh_part *parts, const part_src *ps, int np, double *xall)
+{
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int p = 0; p < np; ++p)
+    for (int i = 0; i < 3 * parts[p].nn; ++i) {
+      double v = parts[p].x[i];
+      if (!isfinite(v)) return CASE_BAD(c, ps[p].jp, "node %d has a coordinate that is not finite", i / 3);
+      xall[3 * (size_t)ps[p].noff + i] = v;
+      lo[i % 3] = fmin(lo[i % 3], v), hi[i % 3] = fmax(hi[i % 3], v);
+    }
+  double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  c->size = size > 0 ? size : 1;
+  return 0;
+}
+
+/* The model's nodes and quads from the N concatenated nodes: coincident
+ * nodes merged when there are several parts or a merge tolerance (map: old
+ * to new node; the first occurrence of a merged node wins). */
+static int merge_into_model(crd_case_ctx *c, crd_model *m, const crd_mesh_part *parts, const part_src *ps, int np,
+                            const double *xall, int N, int E, double tol, int has_tol, int32_t *map)
+{
+  int nnew = 0;
+  if (np > 1 || has_tol) {
+    CRD_CALL(merge_nodes(xall, N, has_tol ? tol : 1e-9 * c->size, c->size, map, &nnew));
+  } else {
+    for (int i = 0; i < N; ++i) map[i] = i;
+    nnew = N;
+  }
+  CRD_CALL(CRD_CALLOC(3 * (size_t)nnew, &m->x));
+  CRD_CALL(CRD_CALLOC(4 * (size_t)E, &m->quads));
+  m->nn = nnew, m->ne = E;
+  for (int i = N - 1; i >= 0; --i)
+    memcpy(m->x + 3 * (size_t)map[i], xall + 3 * (size_t)i, 3 * sizeof(double));
+  for (int p = 0; p < np; ++p)
+    for (int k = 0; k < 4 * parts[p].ne; ++k)
+      m->quads[4 * (size_t)ps[p].eoff + k] = map[ps[p].noff + parts[p].quads[k]];
+  return 0;
+}
+
+static void free_parts(crd_mesh_part *parts, const part_src *ps, int np)
+{
+  for (int p = 0; parts && p < np; ++p) {
+    if (ps && ps[p].is_inline) {                             /* ours: nodes and quads only */
+      free(parts[p].x);
+      free(parts[p].quads);
+    } else {
+      crd_mesh_part_free(&parts[p]);
+    }
+  }
+  free(parts);
+}
+
 int crd_case_mesh(crd_case_ctx *c, const cJSON *mesh, crd_model *m)
 {
-  int np, rc = 0, has_tol = 0, N = 0, E = 0, nnew = 0;
+  int np, rc = 0, has_tol = 0, N = 0, E = 0;
   double tol = 0;
   crd_mesh_part *parts = NULL;
   part_src *ps = NULL;
@@ -429,53 +484,15 @@ int crd_case_mesh(crd_case_ctx *c, const cJSON *mesh, crd_model *m)
     }
     N += parts[p].nn, E += parts[p].ne;
   }
-
-  /* concatenate; bounding box */
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   TRY(CRD_CALLOC(3 * (size_t)N, &xall));
   TRY(CRD_CALLOC(N, &map));
-  for (int p = 0; p < np; ++p)
-    for (int i = 0; i < 3 * parts[p].nn; ++i) {
-      double v = parts[p].x[i];
-      if (!isfinite(v)) {
-        rc = CASE_BAD(c, ps[p].jp, "node %d has a coordinate that is not finite", i / 3);
-        goto done;
-      }
-      xall[3 * (size_t)ps[p].noff + i] = v;
-      lo[i % 3] = fmin(lo[i % 3], v), hi[i % 3] = fmax(hi[i % 3], v);
-    }
-  double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
-  c->size = size > 0 ? size : 1;
-
-  if (np > 1 || has_tol) {
-    TRY(merge_nodes(xall, N, has_tol ? tol : 1e-9 * c->size, c->size, map, &nnew));
-  } else {
-    for (int i = 0; i < N; ++i) map[i] = i;
-    nnew = N;
-  }
-  TRY(CRD_CALLOC(3 * (size_t)nnew, &m->x));
-  TRY(CRD_CALLOC(4 * (size_t)E, &m->quads));
-  m->nn = nnew, m->ne = E;
-  for (int i = N - 1; i >= 0; --i)                           /* the first occurrence wins */
-    memcpy(m->x + 3 * (size_t)map[i], xall + 3 * (size_t)i, 3 * sizeof(double));
-  for (int p = 0; p < np; ++p)
-    for (int k = 0; k < 4 * parts[p].ne; ++k)
-      m->quads[4 * (size_t)ps[p].eoff + k] = map[ps[p].noff + parts[p].quads[k]];
-
+  TRY(concat_coords(c, parts, ps, np, xall));
+  TRY(merge_into_model(c, m, parts, ps, np, xall, N, E, tol, has_tol, map));
   TRY(check_elements(c, m, ps, np, map, N));
   TRY(mesh_sets(c, m, parts, ps, np, map));
 
 done:
-  for (int p = 0; parts && p < np; ++p) {
-    if (ps && ps[p].is_inline) {                             /* ours: nodes and quads only */
-      free(parts[p].x);
-      free(parts[p].quads);
-    } else {
-      crd_mesh_part_free(&parts[p]);
-    }
-  }
-  free(parts);
+  free_parts(parts, ps, np);
   free(ps);
   free(map);
   free(xall);

@@ -13,6 +13,7 @@
 #include "crdyn/backend.h"
 #include "crdyn/error.h"
 #include "crdyn/run.h"
+#include "crdyn/switches.h"
 
 #define CRD_MAX_THREADS 4096
 
@@ -51,6 +52,7 @@ static void usage(FILE *f)
           "       crdyn devices               list the OpenCL and CUDA devices (index for --device, fp64)\n"
           "       crdyn plot OUTDIR [--out DIR] [--title T]\n"
           "                                   PNG plots of a run's outputs (history, modes)\n"
+          "       crdyn switches              the CRDYN_* environment switches and what they do\n"
           "       crdyn --help | --version\n"
           "A case is a JSON file (docs/case_format.md).  A run writes history.csv, frames/*.vtu,\n"
           "result.pvd (open it in ParaView) and summary.json into its output folder.\n");
@@ -88,7 +90,7 @@ static int plot(int argc, char **argv)
   exe[n] = 0;
   char *slash = strrchr(exe, '/');
   if (slash) *slash = 0;
-  const char *env = getenv("CRDYN_PLOT");
+  const char *env = crd_switch("CRDYN_PLOT");
   if (env) snprintf(script, sizeof script, "%s", env);
   else snprintf(script, sizeof script, "%s/../tools/crdyn_plot.py", exe);
   if (access(script, R_OK)) {
@@ -246,6 +248,10 @@ int main(int argc, char **argv)
   if (!strcmp(argv[1], "--version")) { puts("crdyn 0.1.0"); return 0; }
   if (!strcmp(argv[1], "plot")) return plot(argc, argv);
   if (!strcmp(argv[1], "devices")) return devices();
+  if (!strcmp(argv[1], "switches")) {
+    crd_switches_print(stdout);
+    return 0;
+  }
   crd_run_opts o;
   memset(&o, 0, sizeof o);
   o.device = -1;
@@ -270,7 +276,7 @@ int main(int argc, char **argv)
   }
   if (rc) {
     fprintf(stderr, "crdyn: error: %s\n", crd_err_message());
-    if (getenv("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());
+    if (crd_switch("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());
     return 1;
   }
   return 0;

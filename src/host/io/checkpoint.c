@@ -238,6 +238,66 @@ static int ckpt_read_all(crd_ckpt *c)
   return 0;
 }
 
+/* The header: magic, format version, byte order, the case's hash. */
+static int check_header(crd_ckpt *c, const char *path)
+{
+  const unsigned char *b = c->buf;
+  if (c->size < 8 || memcmp(b, ckpt_magic, 8) != 0)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: not a crdyn checkpoint (bad magic: the file does not start with CRDCKPT)", path);
+  if (c->size < CKPT_HEADER)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint truncated (%zu bytes, shorter than its header)", path, c->size);
+  uint32_t ver, bom;
+  memcpy(&ver, b + 8, 4);
+  memcpy(&bom, b + 12, 4);
+  memcpy(&c->case_hash, b + 16, 8);
+  if (bom != CKPT_BOM) return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint written on a machine of the other byte order", path);
+  if (ver != CRD_CKPT_VERSION)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint format version %u, this crdyn reads version %u", path, (unsigned)ver,
+                   CRD_CKPT_VERSION);
+  return 0;
+}
+
+/* The section header at byte off into s; the section must fit the file. */
+static int read_section(const crd_ckpt *c, const char *path, size_t off, ckpt_sec *s)
+{
+  const unsigned char *b = c->buf;
+  if (c->size - off < CKPT_NAME + 8)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint truncated at byte %zu (no end section: the file was cut short)",
+                   path, off);
+  memcpy(s->name, b + off, CKPT_NAME);
+  /* names are NUL-padded: bytes after the first NUL must be NUL too (the
+   * end section's own header is not under the checksum) */
+  size_t nl = strnlen(s->name, CKPT_NAME);
+  int padded_ok = nl > 0 && nl < CKPT_NAME;
+  for (size_t k = nl; k < CKPT_NAME && padded_ok; ++k) padded_ok = s->name[k] == 0;
+  if (!padded_ok) return CRD_ERR(CRD_ERR_INPUT, "%s: corrupt checkpoint: bad section name at byte %zu", path, off);
+  uint64_t len;
+  memcpy(&len, b + off + CKPT_NAME, 8);
+  s->off = off + CKPT_NAME + 8;
+  size_t padded = len + (8 - len % 8) % 8;
+  if (len > c->size || padded > c->size - s->off)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint truncated: section '%s' at byte %zu needs %llu bytes, the file "
+                   "ends %zu bytes later", path, s->name, off, (unsigned long long)len, c->size - s->off);
+  s->len = (size_t)len;
+  return 0;
+}
+
+/* The end section at byte off: the checksum of everything before it, and
+ * nothing after it. */
+static int check_end(const crd_ckpt *c, const char *path, size_t off, const ckpt_sec *s)
+{
+  const unsigned char *b = c->buf;
+  uint64_t want, got = crd_fnv1a(CRD_FNV_INIT, b, off);
+  if (s->len != 8) return CRD_ERR(CRD_ERR_INPUT, "%s: corrupt checkpoint: end section of %llu bytes", path,
+                                  (unsigned long long)s->len);
+  memcpy(&want, b + s->off, 8);
+  if (want != got) return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint checksum mismatch (the file is corrupt)", path);
+  if (s->off + 8 != c->size)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: corrupt checkpoint: %zu bytes after the end section", path,
+                   c->size - s->off - 8);
+  return 0;
+}
+
 int crd_ckpt_open(const char *path, crd_ckpt **out)
 {
   *out = NULL;
@@ -245,63 +305,31 @@ int crd_ckpt_open(const char *path, crd_ckpt **out)
   CRD_CALL(CRD_CALLOC(1, &c));
   snprintf(c->path, sizeof c->path, "%s", path);
   int rc = ckpt_read_all(c);
-  const unsigned char *b = c->buf;
-  if (rc) goto fail;
-#define BAD(...) do { rc = CRD_ERR(CRD_ERR_INPUT, __VA_ARGS__); goto fail; } while (0)
-  if (c->size < 8 || memcmp(b, ckpt_magic, 8) != 0)
-    BAD("%s: not a crdyn checkpoint (bad magic: the file does not start with CRDCKPT)", path);
-  if (c->size < CKPT_HEADER) BAD("%s: checkpoint truncated (%zu bytes, shorter than its header)", path, c->size);
-  uint32_t ver, bom;
-  memcpy(&ver, b + 8, 4);
-  memcpy(&bom, b + 12, 4);
-  memcpy(&c->case_hash, b + 16, 8);
-  if (bom != CKPT_BOM) BAD("%s: checkpoint written on a machine of the other byte order", path);
-  if (ver != CRD_CKPT_VERSION)
-    BAD("%s: checkpoint format version %u, this crdyn reads version %u", path, (unsigned)ver, CRD_CKPT_VERSION);
+  if (!rc) rc = check_header(c, path);
   size_t off = CKPT_HEADER;
   int cap = 0, done = 0;
-  while (!done) {
-    if (c->size - off < CKPT_NAME + 8)
-      BAD("%s: checkpoint truncated at byte %zu (no end section: the file was cut short)", path, off);
+  while (!rc && !done) {
     ckpt_sec s;
-    memcpy(s.name, b + off, CKPT_NAME);
-    /* names are NUL-padded: bytes after the first NUL must be NUL too (the
-     * end section's own header is not under the checksum) */
-    size_t nl = strnlen(s.name, CKPT_NAME);
-    int padded_ok = nl > 0 && nl < CKPT_NAME;
-    for (size_t k = nl; k < CKPT_NAME && padded_ok; ++k) padded_ok = s.name[k] == 0;
-    if (!padded_ok) BAD("%s: corrupt checkpoint: bad section name at byte %zu", path, off);
-    uint64_t len;
-    memcpy(&len, b + off + CKPT_NAME, 8);
-    s.off = off + CKPT_NAME + 8;
-    size_t padded = len + (8 - len % 8) % 8;
-    if (len > c->size || padded > c->size - s.off)
-      BAD("%s: checkpoint truncated: section '%s' at byte %zu needs %llu bytes, the file ends %zu bytes later",
-          path, s.name, off, (unsigned long long)len, c->size - s.off);
-    s.len = (size_t)len;
+    if ((rc = read_section(c, path, off, &s))) break;
     if (!strcmp(s.name, "end")) {
-      uint64_t want, got = crd_fnv1a(CRD_FNV_INIT, b, off);
-      if (len != 8) BAD("%s: corrupt checkpoint: end section of %llu bytes", path, (unsigned long long)len);
-      memcpy(&want, b + s.off, 8);
-      if (want != got) BAD("%s: checkpoint checksum mismatch (the file is corrupt)", path);
-      if (s.off + 8 != c->size) BAD("%s: corrupt checkpoint: %zu bytes after the end section", path, c->size - s.off - 8);
+      if ((rc = check_end(c, path, off, &s))) break;
       done = 1;
     }
     if (c->nsec == cap) {
       cap = cap ? 2 * cap : 16;
       ckpt_sec *ns = realloc(c->sec, (size_t)cap * sizeof *ns);
-      if (!ns) { rc = CRD_ERR(CRD_ERR_MEM, "checkpoint %s: out of memory", path); goto fail; }
+      if (!ns) { rc = CRD_ERR(CRD_ERR_MEM, "checkpoint %s: out of memory", path); break; }
       c->sec = ns;
     }
     c->sec[c->nsec++] = s;
-    off = s.off + padded;
+    off = s.off + s.len + (8 - s.len % 8) % 8;
   }
-#undef BAD
+  if (rc) {
+    crd_ckpt_close(&c);
+    return rc;
+  }
   *out = c;
   return 0;
-fail:
-  crd_ckpt_close(&c);
-  return rc;
 }
 
 const char *crd_ckpt_path(const crd_ckpt *c) { return c->path; }

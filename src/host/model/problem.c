@@ -72,13 +72,11 @@ static int nodal_normals(crd_problem *pb)
 
 static int count_bits(unsigned v) { int n = 0; for (; v; v >>= 1) n += v & 1; return n; }
 
-static int setup_dofs(crd_problem *pb)
+/* Each node's independent pair of normal components (l: the dependent
+ * one), and whether it may switch (locked: a node with a rotational fix
+ * keeps its pair). */
+static void choose_pairs(crd_problem *pb)
 {
-  const crd_model *m = pb->m;
-  for (int s = 0; s < m->nsupports; ++s) {
-    const crd_set *set = &m->sets[m->supports[s].set];
-    for (int k = 0; k < set->nn; ++k) pb->fix[set->nodes[k]] |= m->supports[s].fix;
-  }
   for (int i = 0; i < pb->nn; ++i) {
     double *p = pb->p0 + 3 * i;
     unsigned nf = (pb->fix[i] >> 3) & 7u;
@@ -102,6 +100,12 @@ static int setup_dofs(crd_problem *pb)
       pb->locked[i] = nfix > 0;
     }
   }
+}
+
+/* Equation numbers of the free DOFs, node by node (-1: fixed); two fixed
+ * normal components fix the normal. */
+static int number_equations(crd_problem *pb)
+{
   int neq = 0;
   for (int i = 0; i < pb->nn; ++i) {
     unsigned fx = pb->fix[i];
@@ -115,8 +119,15 @@ static int setup_dofs(crd_problem *pb)
     }
   }
   pb->neq = neq;
-  CRD_CHECK(neq > 0, CRD_ERR_INPUT, "%s: every degree of freedom is fixed", m->case_path);
-  /* prescribed translations */
+  CRD_CHECK(neq > 0, CRD_ERR_INPUT, "%s: every degree of freedom is fixed", pb->m->case_path);
+  return 0;
+}
+
+/* The prescribed translations (supports with a value): counted, then
+ * listed by node and component. */
+static int list_prescribed(crd_problem *pb)
+{
+  const crd_model *m = pb->m;
   int np = 0;
   for (int pass = 0; pass < 2; ++pass) {
     np = 0;
@@ -139,6 +150,18 @@ static int setup_dofs(crd_problem *pb)
   }
   pb->npres = np;
   return 0;
+}
+
+static int setup_dofs(crd_problem *pb)
+{
+  const crd_model *m = pb->m;
+  for (int s = 0; s < m->nsupports; ++s) {
+    const crd_set *set = &m->sets[m->supports[s].set];
+    for (int k = 0; k < set->nn; ++k) pb->fix[set->nodes[k]] |= m->supports[s].fix;
+  }
+  choose_pairs(pb);
+  CRD_CALL(number_equations(pb));
+  return list_prescribed(pb);
 }
 
 int crd_problem_create(const crd_model *m, int nthreads, crd_problem **out)

@@ -20,6 +20,7 @@
 #include "crdyn/error.h"
 #include "crdyn/rigid.h"
 #include "crdyn/run.h"
+#include "crdyn/switches.h"
 #include "crdyn/timer.h"
 
 static const char *const body_suffix[13] = {"x", "y", "z", "qw", "qx", "qy", "qz",
@@ -151,7 +152,21 @@ static int ckpt_restore(crd_run *r, crd_rigid *rg, int *stage, long *k, double *
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }
 
-int crd_rigid_run(crd_run *r)
+/* Where the step loop starts: the beginning of the first stage, or the
+ * stage, step and time a checkpoint recorded; hb, hh: the history's bytes and
+ * hash at that checkpoint (crd_history_resume checks them). */
+typedef struct {
+  int s0;
+  long k0;
+  double t, t0;
+  int64_t hb;
+  uint64_t hh;
+} rr_pos;
+
+/* What a model of bodies only refuses before anything is built: another
+ * analysis than dynamic, or a stage with dt "auto" (the stable step of a
+ * shell mesh, which there is none of). */
+static int check_case(const crd_run *r)
 {
   const crd_model *m = r->m;
   const crd_analysis *an = &m->analysis;
@@ -164,14 +179,136 @@ int crd_rigid_run(crd_run *r)
                      "a model of rigid bodies only needs a number", m->case_path, s);
   if (crd_output_has_frames(&m->output) && !r->opts->quiet)
     printf("note: a model of rigid bodies only writes no VTU frames (output.vtk_every and vtk_dt ignored)\n");
+  return 0;
+}
+
+/* crdyn check: what the run would be, printed, nothing written. */
+static void print_check(const crd_run *r)
+{
+  const crd_model *m = r->m;
+  printf("case      %s\ntitle     %s\nbodies    %d\nanalysis  dynamic\noutput    %s\nok\n", m->case_path, m->title,
+         m->nbodies, r->dir);
+}
+
+/* --restart: open the checkpoint, refuse one of another case or of a shell
+ * run, and take the bodies' state and the loop position from it. */
+static int restart_open(crd_run *r, crd_rigid *rg, rr_pos *p)
+{
+  const crd_model *m = r->m;
+  CRD_CALL(crd_ckpt_open(r->opts->restart_path, &r->restart));
+  if (crd_ckpt_case_hash(r->restart) != r->case_hash)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: the checkpoint is of another case (%s): refusing to restart",
+                   r->opts->restart_path, m->case_path);
+  if (!crd_ckpt_find(r->restart, "rigid_run", NULL))
+    return CRD_ERR(CRD_ERR_INPUT, "%s: not a checkpoint of a model of rigid bodies only (no section 'rigid_run')",
+                   r->opts->restart_path);
+  CRD_CALL(ckpt_restore(r, rg, &p->s0, &p->k0, &p->t0, &p->t, &p->hb, &p->hh));
+  return 0;
+}
+
+/* history.csv with nc extra columns: the 13 of each body (pose, velocity),
+ * then the stage; a restart continues the one the checkpoint recorded. */
+static int history_open(crd_run *r, int nc, const rr_pos *p)
+{
+  const crd_model *m = r->m;
+  if (r->restart) {
+    CRD_CALL(crd_history_resume(r->dir, nc, p->hb, p->hh, &r->hist));
+    return 0;
+  }
+  char **names = NULL;
+  int rc;
+  if ((rc = CRD_CALLOC(nc, &names))) goto out;
+  for (int k = 0; k < nc; ++k) {
+    if ((rc = CRD_CALLOC(CRD_NAME_MAX + 8, &names[k]))) goto out;
+    if (k == nc - 1) snprintf(names[k], CRD_NAME_MAX + 8, "stage");
+    else snprintf(names[k], CRD_NAME_MAX + 8, "%s.%s", m->bodies[k / 13].name, body_suffix[k % 13]);
+  }
+  rc = crd_history_open(r->dir, nc, (const char *const *)names, &r->hist);
+out:
+  if (names)
+    for (int k = 0; k < nc; ++k) free(names[k]);
+  free(names);
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
+/* Checkpoint policy: on SIGINT/SIGTERM (sig), every checkpoint_every_steps
+ * steps, or once checkpoint_every_seconds of wall time have passed since the
+ * last one. */
+static int checkpoint_due(const crd_run *r, int sig)
+{
+  const crd_output *o = &r->m->output;
+  return sig || (o->checkpoint_every_steps > 0 && r->steps % o->checkpoint_every_steps == 0) ||
+         (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds);
+}
+
+/* After step k of stage s: a checkpoint when one is due, and on a signal the
+ * stop, with the command that continues the run. */
+static int checkpoint_maybe(crd_run *r, const crd_rigid *rg, int s, long k, const rr_pos *p)
+{
+  const crd_analysis *an = &r->m->analysis;
+  const crd_stage *st = &an->stages[s];
+  int sig = crd_dyn_interrupted();
+  if (!checkpoint_due(r, sig)) return 0;
+  /* the state after step k of stage s; a finished stage resumes in the next one */
+  int fin = p->t >= st->t_end * (1.0 - 1e-12);
+  CRD_CALL(ckpt_write(r, rg, fin && s + 1 < an->nstages ? s + 1 : s, fin ? 0 : k, fin ? p->t : p->t0, p->t));
+  if (sig)
+    return CRD_ERR(CRD_ERR_INTERRUPTED, "interrupted at step %d (t = %.9g), checkpoint written to %s; continue "
+                   "with: crdyn run %s --restart %s", r->steps, p->t, r->ckpt_path, r->m->case_path, r->ckpt_path);
+  return 0;
+}
+
+/* Step k of stage s: every body from p->t by the stage's dt (the last step
+ * cut to the stage's end), a history row when one is due, the progress line,
+ * the test hook's SIGINT (sigint_step > 0), then the checkpoint policy. */
+static int stage_step(crd_run *r, crd_rigid *rg, double *cols, int s, long k, rr_pos *p, int sigint_step)
+{
+  const crd_analysis *an = &r->m->analysis;
+  const crd_stage *st = &an->stages[s];
+  double h = fmin(st->dt, st->t_end - p->t);
+  long before = rg->newton_total;
+  double t_last = p->t;
+  CRD_CALL(crd_rigid_step(rg, p->t, h));
+  p->t = fmin(p->t0 + k * st->dt, st->t_end);  /* no drift from summing h */
+  r->steps++;
+  int last = s == an->nstages - 1 && p->t >= st->t_end * (1.0 - 1e-12);
+  if (last || crd_output_row_due(&r->m->output, r->steps, t_last, p->t))
+    CRD_CALL(record(r, rg, cols, r->steps, p->t, (int)(rg->newton_total - before)));
+  if (r->steps % 20000 == 0) crd_run_progress(r, "stage %d  t = %.6g / %.6g", s, p->t, st->t_end);
+  if (sigint_step > 0 && r->steps == sigint_step) raise(SIGINT);
+  CRD_CALL(checkpoint_maybe(r, rg, s, k, p));
+  return 0;
+}
+
+/* The stages one after another from p (a restart resumes inside its stage),
+ * with SIGINT/SIGTERM caught for the checkpoint policy. */
+static int run_stages(crd_run *r, crd_rigid *rg, double *cols, rr_pos *p)
+{
+  const crd_analysis *an = &r->m->analysis;
+  const char *hook = crd_switch("CRDYN_TEST_SIGINT_STEP"); /* tests/cli/rigid.sh: not for users */
+  int sigint_step = hook ? atoi(hook) : 0, rc = 0;
+  crd_dyn_signals_install();
+  for (int s = p->s0; s < an->nstages && !rc; ++s) {
+    const crd_stage *st = &an->stages[s];
+    if (!(r->restart && s == p->s0)) p->t0 = p->t, p->k0 = 0;
+    r->stage = s + 1;
+    for (long k = p->k0 + 1; p->t < st->t_end * (1.0 - 1e-12); ++k)
+      if ((rc = stage_step(r, rg, cols, s, k, p, sigint_step))) break;
+  }
+  crd_dyn_signals_restore();
+  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+}
+
+int crd_rigid_run(crd_run *r)
+{
+  const crd_model *m = r->m;
+  CRD_CALL(check_case(r));
   crd_rigid *rg = NULL;
   double *cols = NULL;
-  char **names = NULL;
   int rc, nc = 13 * m->nbodies + 1; /* the bodies' columns, then the stage */
   CRD_CALL(crd_rigid_create(m, &rg));
   if (r->opts->check_only) {
-    printf("case      %s\ntitle     %s\nbodies    %d\nanalysis  dynamic\noutput    %s\nok\n", m->case_path, m->title,
-           m->nbodies, r->dir);
+    print_check(r);
     crd_rigid_destroy(&rg);
     return 0;
   }
@@ -179,81 +316,18 @@ int crd_rigid_run(crd_run *r)
   snprintf(r->ckpt_path, sizeof r->ckpt_path, "%.1023s/checkpoint.crd", r->dir);
   r->ckpt_step = -1;
   r->ckpt_wall = r->t_start;
-  const char *hook = getenv("CRDYN_TEST_SIGINT_STEP"); /* tests/cli/rigid.sh: not for users */
-  int sigint_step = hook ? atoi(hook) : 0;
-  int s0 = 0;
-  long k0 = 0;
-  double t = 0.0, t0 = 0.0;
-  int64_t hb = 0;
-  uint64_t hh = 0;
-  if (r->opts->restart_path) {
-    if ((rc = crd_ckpt_open(r->opts->restart_path, &r->restart))) goto out;
-    if (crd_ckpt_case_hash(r->restart) != r->case_hash) {
-      rc = CRD_ERR(CRD_ERR_INPUT, "%s: the checkpoint is of another case (%s): refusing to restart",
-                   r->opts->restart_path, m->case_path);
-      goto out;
-    }
-    if (!crd_ckpt_find(r->restart, "rigid_run", NULL)) {
-      rc = CRD_ERR(CRD_ERR_INPUT, "%s: not a checkpoint of a model of rigid bodies only (no section 'rigid_run')",
-                   r->opts->restart_path);
-      goto out;
-    }
-    if ((rc = ckpt_restore(r, rg, &s0, &k0, &t0, &t, &hb, &hh))) goto out;
-  }
+  rr_pos p = {0, 0, 0.0, 0.0, 0, 0};
+  if (r->opts->restart_path && (rc = restart_open(r, rg, &p))) goto out;
   if ((rc = crd_mkdir_p(r->dir)) || (rc = crd_run_clear_folder(r->dir, r->restart != NULL, 0))) goto out;
-  if ((rc = CRD_CALLOC(nc, &cols)) || (rc = CRD_CALLOC(nc, &names))) goto out;
-  for (int k = 0; k < nc; ++k) {
-    if ((rc = CRD_CALLOC(CRD_NAME_MAX + 8, &names[k]))) goto out;
-    if (k == nc - 1) snprintf(names[k], CRD_NAME_MAX + 8, "stage");
-    else snprintf(names[k], CRD_NAME_MAX + 8, "%s.%s", m->bodies[k / 13].name, body_suffix[k % 13]);
-  }
-  if (r->restart) rc = crd_history_resume(r->dir, nc, hb, hh, &r->hist);
-  else rc = crd_history_open(r->dir, nc, (const char *const *)names, &r->hist);
-  if (rc) goto out;
+  if ((rc = CRD_CALLOC(nc, &cols)) || (rc = history_open(r, nc, &p))) goto out;
   if (!r->opts->quiet) printf("crdyn: %s: %d rigid bodies -> %s\n", m->title, m->nbodies, r->dir);
-  if (!r->restart && (rc = record(r, rg, cols, 0, t, 0))) goto out;
-  const crd_output *o = &m->output;
-  crd_dyn_signals_install();
-  for (int s = s0; s < an->nstages && !rc; ++s) {
-    const crd_stage *st = &an->stages[s];
-    if (!(r->restart && s == s0)) t0 = t, k0 = 0;
-    r->stage = s + 1;
-    for (long k = k0 + 1; t < st->t_end * (1.0 - 1e-12); ++k) {
-      double h = fmin(st->dt, st->t_end - t);
-      long before = rg->newton_total;
-      double t_last = t;
-      if ((rc = crd_rigid_step(rg, t, h))) break;
-      t = fmin(t0 + k * st->dt, st->t_end);  /* no drift from summing h */
-      r->steps++;
-      int last = s == an->nstages - 1 && t >= st->t_end * (1.0 - 1e-12);
-      if (last || crd_output_row_due(o, r->steps, t_last, t))
-        if ((rc = record(r, rg, cols, r->steps, t, (int)(rg->newton_total - before)))) break;
-      if (r->steps % 20000 == 0) crd_run_progress(r, "stage %d  t = %.6g / %.6g", s, t, st->t_end);
-      if (sigint_step > 0 && r->steps == sigint_step) raise(SIGINT);
-      int sig = crd_dyn_interrupted();
-      if (sig || (o->checkpoint_every_steps > 0 && r->steps % o->checkpoint_every_steps == 0) ||
-          (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds)) {
-        /* the state after step k of stage s; a finished stage resumes in the next one */
-        int fin = t >= st->t_end * (1.0 - 1e-12);
-        if ((rc = ckpt_write(r, rg, fin && s + 1 < an->nstages ? s + 1 : s, fin ? 0 : k, fin ? t : t0, t))) break;
-        if (sig) {
-          rc = CRD_ERR(CRD_ERR_INTERRUPTED, "interrupted at step %d (t = %.9g), checkpoint written to %s; continue "
-                       "with: crdyn run %s --restart %s", r->steps, t, r->ckpt_path, m->case_path, r->ckpt_path);
-          break;
-        }
-      }
-    }
-  }
-  crd_dyn_signals_restore();
-  if (rc) goto out;
+  if (!r->restart && (rc = record(r, rg, cols, 0, p.t, 0))) goto out;
+  if ((rc = run_stages(r, rg, cols, &p))) goto out;
   if ((rc = crd_history_close(&r->hist, 1))) goto out;
   double wall = crd_wtime() - r->t_start;
   if ((rc = write_summary(r, rg, wall))) goto out;
   if (!r->opts->quiet) printf("done: %d steps, %.2f s\n", r->steps, wall);
 out:
-  if (names)
-    for (int k = 0; k < nc; ++k) free(names[k]);
-  free(names);
   free(cols);
   crd_rigid_destroy(&rg);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;

@@ -138,115 +138,167 @@ static void sort_pairs(int n, int m, double *lambda, double *vecs, double *tmp)
   }
 }
 
-static int shift_invert(const crd_csr *K, const crd_csr *M, double sigma, int nev, double tol,
-                        double *lambda, double *vecs, int *nconv)
-{
-  /* ncv = min(n, max(2 nev + 1, nev + 20)): a basis about twice nev keeps
-   * restarts few; the floor of nev + 20 helps small nev at little cost. */
-  const a_int n = K->n, nev_a = nev;
-  a_int ncv = 2 * nev + 1 > nev + 20 ? 2 * nev + 1 : nev + 20;
-  if (ncv > n) ncv = n;
-  const a_int lworkl = ncv * (ncv + 8), ldv = n;
-  a_int iparam[11] = {0}, ipntr[11] = {0}, ido = 0, info = 0; /* info 0: random start */
-  int rc = 0;
-  crd_solver *s = NULL;
-  crd_csr A = *K; /* K - sigma M on K's index arrays */
-  A.val = NULL;
-  double *resid = NULL, *v = NULL, *workd = NULL, *workl = NULL;
-  a_int *select = NULL;
+/* ARPACK's reverse-communication state and work arrays for one solve;
+ * dsaupd and dseupd take every argument by reference, so the sizes live
+ * here too. */
+typedef struct {
+  a_int n, nev, ncv, lworkl, ldv, ido, info;
+  a_int iparam[11], ipntr[11];
+  double tol, sigma;
+  double *resid, *v, *workd, *workl;
+  a_int *select;
+} arpack_work;
 
-  if ((rc = CRD_CALLOC(A.nnz, &A.val))) goto done;
-  for (int64_t k = 0; k < A.nnz; ++k) A.val[k] = K->val[k] - sigma * M->val[k];
-  if ((rc = crd_solver_create("cholmod", &s)) || (rc = crd_solver_analyse(s, &A))) goto done;
-  rc = crd_solver_factorize(s, &A);
-  if (rc == CRD_WARN_NOT_POSDEF) {
-    char why[512];
-    snprintf(why, sizeof why, "%s", crd_err_message()); /* CRD_ERR rewrites the buffer */
-    rc = CRD_ERR(CRD_ERR_INPUT,
+/* The message for a K - sigma M that CHOLMOD found not positive definite
+ * (its own message kept as the reason). */
+static int not_posdef_error(double sigma)
+{
+  char why[512];
+  snprintf(why, sizeof why, "%s", crd_err_message()); /* CRD_ERR rewrites the buffer */
+  return CRD_ERR(CRD_ERR_INPUT,
                  "K - sigma M with sigma = %g is not positive definite (%s): sigma must lie below "
                  "the smallest eigenvalue (sigma < 0 for a free structure), K must be positive "
                  "semi-definite and M positive definite", sigma, why);
-    goto done;
-  }
-  if (rc) goto done;
+}
 
-  if ((rc = CRD_CALLOC(n, &resid)) || (rc = CRD_CALLOC((size_t)n * ncv, &v)) ||
-      (rc = CRD_CALLOC(3 * (size_t)n, &workd)) || (rc = CRD_CALLOC(lworkl, &workl)) ||
-      (rc = CRD_CALLOC(ncv, &select)))
-    goto done;
+/* A = K - sigma M on K's index arrays (A->val allocated here, freed by the
+ * caller), factorized once by CHOLMOD into *s for every Lanczos step. */
+static int factor_shifted(const crd_csr *K, const crd_csr *M, double sigma, crd_csr *A, crd_solver **s)
+{
+  CRD_CALL(CRD_CALLOC(A->nnz, &A->val));
+  for (int64_t k = 0; k < A->nnz; ++k) A->val[k] = K->val[k] - sigma * M->val[k];
+  CRD_CALL(crd_solver_create("cholmod", s));
+  CRD_CALL(crd_solver_analyse(*s, A));
+  int rc = crd_solver_factorize(*s, A);
+  if (rc == CRD_WARN_NOT_POSDEF) return not_posdef_error(sigma);
+  CRD_CALL(rc);
+  return 0;
+}
 
-  iparam[0] = 1;                      /* exact shifts */
-  iparam[2] = CRD_EIGEN_MAX_RESTARTS; /* restart cap in, restarts taken out */
-  iparam[3] = 1;                      /* block size (the only one implemented) */
-  iparam[6] = 3;                      /* shift-invert, generalized */
+/* The sizes, the settings of mode 3 and the work arrays of w (freed by
+ * arpack_free).  ncv = min(n, max(2 nev + 1, nev + 20)): a basis about twice
+ * nev keeps restarts few; the floor of nev + 20 helps small nev at little
+ * cost. */
+static int arpack_setup(arpack_work *w, a_int n, int nev, double tol, double sigma)
+{
+  w->n = n, w->nev = nev, w->tol = tol, w->sigma = sigma;
+  w->ncv = 2 * nev + 1 > nev + 20 ? 2 * nev + 1 : nev + 20;
+  if (w->ncv > n) w->ncv = n;
+  w->lworkl = w->ncv * (w->ncv + 8), w->ldv = n;
+  w->ido = 0, w->info = 0; /* info 0: random start */
+  CRD_CALL(CRD_CALLOC(n, &w->resid));
+  CRD_CALL(CRD_CALLOC((size_t)n * w->ncv, &w->v));
+  CRD_CALL(CRD_CALLOC(3 * (size_t)n, &w->workd));
+  CRD_CALL(CRD_CALLOC(w->lworkl, &w->workl));
+  CRD_CALL(CRD_CALLOC(w->ncv, &w->select));
+  w->iparam[0] = 1;                      /* exact shifts */
+  w->iparam[2] = CRD_EIGEN_MAX_RESTARTS; /* restart cap in, restarts taken out */
+  w->iparam[3] = 1;                      /* block size (the only one implemented) */
+  w->iparam[6] = 3;                      /* shift-invert, generalized */
+  return 0;
+}
+
+/* The work arrays of arpack_setup (each NULL or allocated). */
+static void arpack_free(arpack_work *w)
+{
+  free(w->resid);
+  free(w->v);
+  free(w->workd);
+  free(w->workl);
+  free(w->select);
+}
+
+/* The Lanczos iteration: dsaupd's requests answered with solves on the
+ * factor s and products with M until it is done (ido 99); refused when
+ * dsaupd ends in an error. */
+static int lanczos(arpack_work *w, const crd_csr *M, crd_solver *s)
+{
   for (;;) {
-    dsaupd_(&ido, "G", &n, "LM", &nev_a, &tol, resid, &ncv, v, &ldv, iparam, ipntr, workd, workl,
-            &lworkl, &info, 1, 2);
-    double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
-    if (ido == -1) {
+    dsaupd_(&w->ido, "G", &w->n, "LM", &w->nev, &w->tol, w->resid, &w->ncv, w->v, &w->ldv, w->iparam, w->ipntr,
+            w->workd, w->workl, &w->lworkl, &w->info, 1, 2);
+    double *x = w->workd + w->ipntr[0] - 1, *y = w->workd + w->ipntr[1] - 1;
+    if (w->ido == -1) {
       /* First product of a cycle: y = (K - sigma M)^-1 M x in full. */
       crd_csr_symv(M, x, y);
-      if ((rc = crd_solver_solve(s, y, y))) goto done;
-    } else if (ido == 1) {
+      CRD_CALL(crd_solver_solve(s, y, y));
+    } else if (w->ido == 1) {
       /* M x is already at ipntr(3): only the solve is left. */
-      if ((rc = crd_solver_solve(s, workd + ipntr[2] - 1, y))) goto done;
-    } else if (ido == 2) {
+      CRD_CALL(crd_solver_solve(s, w->workd + w->ipntr[2] - 1, y));
+    } else if (w->ido == 2) {
       crd_csr_symv(M, x, y); /* for M-orthogonalization */
     } else {
       break; /* 99: done (or an error in info) */
     }
   }
-  const int restarts = iparam[2];
-  if (info < 0 || info == 2 || info == 3) {
-    rc = CRD_ERR(CRD_ERR_NUMERIC,
-                 "ARPACK dsaupd failed (info %d: %s) after %d restarts; n = %d, nev = %d, ncv = %d, "
-                 "sigma = %g", (int)info, dsaupd_info_text(info), restarts, (int)n, nev, (int)ncv,
-                 sigma);
-    goto done;
-  }
-  const int ndone = iparam[4]; /* converged Ritz values, <= nev */
-  if (ndone > 0) {
-    const a_int rvec = 1, ldz = n;
-    a_int einfo = 0;
-    dseupd_(&rvec, "A", select, lambda, vecs, &ldz, &sigma, "G", &n, "LM", &nev_a, &tol, resid, &ncv,
-            v, &ldv, iparam, ipntr, workd, workl, &lworkl, &einfo, 1, 1, 2);
-    if (einfo) {
-      rc = CRD_ERR(CRD_ERR_NUMERIC, "ARPACK dseupd failed (info %d: %s); n = %d, nev = %d, ncv = %d",
-                   (int)einfo, dseupd_info_text(einfo), (int)n, nev, (int)ncv);
-      goto done;
-    }
-    /* dseupd's Ritz vectors are M-orthonormal up to its purification step
-     * (a rank-one correction for shift-invert), so rescale to x^T M x = 1
-     * exactly as promised; resid serves as the M x buffer. */
-    for (int j = 0; j < ndone; ++j) {
-      double *xj = vecs + (size_t)j * n, xmx = 0.0;
-      crd_csr_symv(M, xj, resid);
-      for (a_int i = 0; i < n; ++i) xmx += xj[i] * resid[i];
-      if (!(xmx > 0.0)) {
-        rc = CRD_ERR(CRD_ERR_NUMERIC, "eigenvector %d (lambda = %g) has x^T M x = %g: M is not "
+  const int restarts = w->iparam[2];
+  if (w->info < 0 || w->info == 2 || w->info == 3)
+    return CRD_ERR(CRD_ERR_NUMERIC,
+                   "ARPACK dsaupd failed (info %d: %s) after %d restarts; n = %d, nev = %d, ncv = %d, "
+                   "sigma = %g", (int)w->info, dsaupd_info_text(w->info), restarts, (int)w->n, (int)w->nev,
+                   (int)w->ncv, w->sigma);
+  return 0;
+}
+
+/* dseupd's Ritz vectors are M-orthonormal up to its purification step (a
+ * rank-one correction for shift-invert), so the m vectors are rescaled to
+ * x^T M x = 1 exactly as promised; Mx: a buffer of n. */
+static int m_normalize(const crd_csr *M, a_int n, int m, const double *lambda, double *vecs, double *Mx)
+{
+  for (int j = 0; j < m; ++j) {
+    double *xj = vecs + (size_t)j * n, xmx = 0.0;
+    crd_csr_symv(M, xj, Mx);
+    for (a_int i = 0; i < n; ++i) xmx += xj[i] * Mx[i];
+    if (!(xmx > 0.0))
+      return CRD_ERR(CRD_ERR_NUMERIC, "eigenvector %d (lambda = %g) has x^T M x = %g: M is not "
                      "positive definite", j, lambda[j], xmx);
-        goto done;
-      }
-      const double scale = 1.0 / sqrt(xmx);
-      for (a_int i = 0; i < n; ++i) xj[i] *= scale;
-    }
-    sort_pairs(n, ndone, lambda, vecs, resid);
+    const double scale = 1.0 / sqrt(xmx);
+    for (a_int i = 0; i < n; ++i) xj[i] *= scale;
   }
+  return 0;
+}
+
+/* The ndone converged pairs from dseupd (which maps the Ritz values back to
+ * lambda = sigma + 1/nu), M-normalized and sorted; resid serves as the
+ * M x buffer. */
+static int ritz_pairs(arpack_work *w, const crd_csr *M, int ndone, double *lambda, double *vecs)
+{
+  const a_int rvec = 1, ldz = w->n;
+  a_int einfo = 0;
+  dseupd_(&rvec, "A", w->select, lambda, vecs, &ldz, &w->sigma, "G", &w->n, "LM", &w->nev, &w->tol, w->resid,
+          &w->ncv, w->v, &w->ldv, w->iparam, w->ipntr, w->workd, w->workl, &w->lworkl, &einfo, 1, 1, 2);
+  if (einfo)
+    return CRD_ERR(CRD_ERR_NUMERIC, "ARPACK dseupd failed (info %d: %s); n = %d, nev = %d, ncv = %d",
+                   (int)einfo, dseupd_info_text(einfo), (int)w->n, (int)w->nev, (int)w->ncv);
+  CRD_CALL(m_normalize(M, w->n, ndone, lambda, vecs, w->resid));
+  sort_pairs(w->n, ndone, lambda, vecs, w->resid);
+  return 0;
+}
+
+static int shift_invert(const crd_csr *K, const crd_csr *M, double sigma, int nev, double tol,
+                        double *lambda, double *vecs, int *nconv)
+{
+  int rc = 0;
+  crd_solver *s = NULL;
+  crd_csr A = *K; /* K - sigma M on K's index arrays */
+  A.val = NULL;
+  arpack_work w;
+  memset(&w, 0, sizeof w);
+
+  if ((rc = factor_shifted(K, M, sigma, &A, &s))) goto done;
+  if ((rc = arpack_setup(&w, K->n, nev, tol, sigma)) || (rc = lanczos(&w, M, s))) goto done;
+  const int ndone = w.iparam[4]; /* converged Ritz values, <= nev */
+  if (ndone > 0 && (rc = ritz_pairs(&w, M, ndone, lambda, vecs))) goto done;
   *nconv = ndone;
-  if (info == 1 || ndone < nev)
+  if (w.info == 1 || ndone < nev)
     rc = CRD_ERR(CRD_ERR_NUMERIC,
                  "ARPACK: only %d of %d eigenpairs converged within the cap of %d restarts (tol %g, "
                  "ncv = %d, sigma = %g); move sigma closer to the wanted eigenvalues or loosen tol",
-                 ndone, nev, CRD_EIGEN_MAX_RESTARTS, tol, (int)ncv, sigma);
+                 ndone, nev, CRD_EIGEN_MAX_RESTARTS, tol, (int)w.ncv, sigma);
 
 done:
   crd_solver_destroy(&s);
   free(A.val);
-  free(resid);
-  free(v);
-  free(workd);
-  free(workl);
-  free(select);
+  arpack_free(&w);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
 }
 

@@ -190,73 +190,109 @@ static void chol_free_factor(chol_impl *s)
  * postordering (perm holds the postorder already): the same elimination
  * tree, supernodes and factor, so the same numbers (the same S, the same
  * symbolic L).  The solves permute b and x themselves. */
-static int chol_permute(chol_impl *s, const crd_csr *A)
+
+/* chol_permute's scratch: inv, the inverse of perm; the entries of
+ * tril(P A P') bucketed by row (rowptr, rowcnt: the CSR of the rows), each
+ * with its column (rowcol) and its entry of A (rowsrc). */
+typedef struct {
+  int *inv, *rowcnt, *rowptr, *rowcol;
+  int64_t *rowsrc;
+} perm_rows;
+
+/* perm, the ordering CHOLMOD found (the identity without one), and its
+ * inverse. */
+static void perm_take(chol_impl *s, int n, int *inv)
 {
-  const int n = (int)A->n;
-  const int64_t nnz = A->nnz;
-  int *inv = NULL, *rowcnt = NULL, *rowptr = NULL, *rowcol = NULL;
-  int64_t *rowsrc = NULL;
-  int rc = 0;
-  if (CRD_CALLOC(n, &s->perm) || CRD_CALLOC(nnz, &s->map) || CRD_CALLOC(n, &s->bp) || CRD_CALLOC(n, &inv) ||
-      CRD_CALLOC(n + 1, &rowptr) || CRD_CALLOC(n + 1, &rowcnt) || CRD_CALLOC(nnz, &rowcol) ||
-      CRD_CALLOC(nnz, &rowsrc)) {
-    rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
-    goto out;
-  }
   const int *P = s->L->Perm;
   for (int i = 0; i < n; ++i) {
     s->perm[i] = P ? P[i] : i;
     inv[s->perm[i]] = i;
   }
-  /* entry (i, j), i >= j, of A (CSC lower: column j holds rows i) is entry
-   * (max, min) of (inv i, inv j) in tril(P A P'): bucket by new row r, then
-   * deal the rows out in increasing r, which sorts every column */
+}
+
+/* Entry (i, j), i >= j, of A (CSC lower: column j holds rows i) is entry
+ * (max, min) of (inv i, inv j) in tril(P A P'): bucket by new row r, then
+ * deal the rows out in increasing r (perm_lower), which sorts every
+ * column. */
+static void perm_bucket_rows(const crd_csr *A, perm_rows *w)
+{
+  const int n = (int)A->n;
   for (int j = 0; j < n; ++j)
     for (int64_t k = A->rowptr[j]; k < A->rowptr[j + 1]; ++k) {
-      int a = inv[A->col[k]], b = inv[j];
-      rowptr[(a > b ? a : b) + 1]++;
+      int a = w->inv[A->col[k]], b = w->inv[j];
+      w->rowptr[(a > b ? a : b) + 1]++;
     }
-  for (int r = 0; r < n; ++r) rowptr[r + 1] += rowptr[r];
+  for (int r = 0; r < n; ++r) w->rowptr[r + 1] += w->rowptr[r];
   for (int j = 0; j < n; ++j)
     for (int64_t k = A->rowptr[j]; k < A->rowptr[j + 1]; ++k) {
-      int a = inv[A->col[k]], b = inv[j], r = a > b ? a : b;
-      int64_t q = rowptr[r] + rowcnt[r]++;
-      rowcol[q] = a > b ? b : a;
-      rowsrc[q] = k;
+      int a = w->inv[A->col[k]], b = w->inv[j], r = a > b ? a : b;
+      int64_t q = w->rowptr[r] + w->rowcnt[r]++;
+      w->rowcol[q] = a > b ? b : a;
+      w->rowsrc[q] = k;
     }
+}
+
+/* S = tril(P A P') as CHOLMOD's CSC (pattern only) and map (S->x[k] =
+ * A->val[map[k]]), dealt out from the rows in increasing order. */
+static int perm_lower(chol_impl *s, int n, int64_t nnz, perm_rows *w)
+{
   s->S = cholmod_allocate_sparse((size_t)n, (size_t)n, (size_t)nnz, 1, 1, -1, CHOLMOD_REAL, &s->c);
-  if (!s->S) {
-    rc = CRD_ERR(CRD_ERR_MEM, "CHOLMOD could not hold the permuted %d x %d matrix (%lld entries): %s", n, n,
-                 (long long)nnz, chol_status_name(s->c.status));
-    goto out;
-  }
+  if (!s->S)
+    return CRD_ERR(CRD_ERR_MEM, "CHOLMOD could not hold the permuted %d x %d matrix (%lld entries): %s", n, n,
+                   (long long)nnz, chol_status_name(s->c.status));
   int *Sp = s->S->p, *Si = s->S->i;
   for (int c = 0; c <= n; ++c) Sp[c] = 0;
-  for (int64_t q = 0; q < nnz; ++q) Sp[rowcol[q] + 1]++;
+  for (int64_t q = 0; q < nnz; ++q) Sp[w->rowcol[q] + 1]++;
   for (int c = 0; c < n; ++c) Sp[c + 1] += Sp[c];
-  for (int c = 0; c < n; ++c) rowcnt[c] = Sp[c];
+  for (int c = 0; c < n; ++c) w->rowcnt[c] = Sp[c];
   for (int r = 0; r < n; ++r)
-    for (int64_t q = rowptr[r]; q < rowptr[r + 1]; ++q) {
-      int k = rowcnt[rowcol[q]]++;
+    for (int64_t q = w->rowptr[r]; q < w->rowptr[r + 1]; ++q) {
+      int k = w->rowcnt[w->rowcol[q]]++;
       Si[k] = r;
-      s->map[k] = (int)rowsrc[q];
+      s->map[k] = (int)w->rowsrc[q];
     }
+  return 0;
+}
+
+/* The factor of S analysed again in its natural order without postordering
+ * (perm holds the postorder already). */
+static int perm_analyse_natural(chol_impl *s, int n)
+{
   cholmod_free_factor(&s->L, &s->c);
   s->c.nmethods = 1;
   s->c.method[0].ordering = CHOLMOD_NATURAL;
   s->c.postorder = 0;
   CHOL_SERIAL(s->L = cholmod_analyze(s->S, &s->c));
-  if (!s->L || s->L->ordering != CHOLMOD_NATURAL) {
-    rc = CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD analyse of the permuted %d x %d matrix failed: %s%s%s", n, n,
-                 s->L ? "ordering not natural" : chol_status_name(s->c.status), chol_msg[0] ? ": " : "", chol_msg);
+  if (!s->L || s->L->ordering != CHOLMOD_NATURAL)
+    return CRD_ERR(CRD_ERR_BACKEND, "CHOLMOD analyse of the permuted %d x %d matrix failed: %s%s%s", n, n,
+                   s->L ? "ordering not natural" : chol_status_name(s->c.status), chol_msg[0] ? ": " : "", chol_msg);
+  return 0;
+}
+
+/* The ordering of the analyse kept as perm, tril(P A P') built once as S
+ * with map, and S analysed in its natural order (see above). */
+static int chol_permute(chol_impl *s, const crd_csr *A)
+{
+  const int n = (int)A->n;
+  const int64_t nnz = A->nnz;
+  perm_rows w = {NULL, NULL, NULL, NULL, NULL};
+  int rc = 0;
+  if (CRD_CALLOC(n, &s->perm) || CRD_CALLOC(nnz, &s->map) || CRD_CALLOC(n, &s->bp) || CRD_CALLOC(n, &w.inv) ||
+      CRD_CALLOC(n + 1, &w.rowptr) || CRD_CALLOC(n + 1, &w.rowcnt) || CRD_CALLOC(nnz, &w.rowcol) ||
+      CRD_CALLOC(nnz, &w.rowsrc)) {
+    rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
     goto out;
   }
+  perm_take(s, n, w.inv);
+  perm_bucket_rows(A, &w);
+  if ((rc = perm_lower(s, n, nnz, &w))) goto out;
+  rc = perm_analyse_natural(s, n);
 out:
-  free(inv);
-  free(rowcnt);
-  free(rowptr);
-  free(rowcol);
-  free(rowsrc);
+  free(w.inv);
+  free(w.rowcnt);
+  free(w.rowptr);
+  free(w.rowcol);
+  free(w.rowsrc);
   return rc;
 }
 

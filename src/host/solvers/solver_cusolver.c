@@ -220,6 +220,76 @@ int crd_solver_host_order(const crd_csr *A, int *perm, crd_solver_stats *st)
   return 0;
 }
 
+/* The entries of each row of B into cnt[row + 1] (an upper entry (r, c) of
+ * A is (inv r, inv c) in B and, off the diagonal, its mirror), then the
+ * prefix sum: cnt[i] is where row i starts. */
+static void permuted_row_counts(const crd_csr *A, const int *inv, int *cnt)
+{
+  int n = A->n;
+  for (int r = 0; r < n; ++r)
+    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; ++k) {
+      int c = A->col[k], pr = inv[r], pc = inv[c];
+      cnt[pr + 1]++;
+      if (c != r) cnt[pc + 1]++;
+    }
+  for (int i = 0; i < n; ++i) cnt[i + 1] += cnt[i];
+}
+
+/* The columns of B dealt into their rows (fill: each row's cursor, from its
+ * start), unsorted. */
+static void permuted_fill(const crd_csr *A, const int *inv, int *fill, int *colB)
+{
+  int n = A->n;
+  for (int r = 0; r < n; ++r)
+    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; ++k) {
+      int c = A->col[k], pr = inv[r], pc = inv[c];
+      colB[fill[pr]++] = pc;
+      if (c != r) colB[fill[pc]++] = pr;
+    }
+}
+
+/* The columns sorted within each row (csrchol takes a sorted CSR);
+ * insertion sort: rows hold at most a few dozen entries. */
+static void sort_rows(int n, const int *rowB, int *colB)
+{
+  for (int i = 0; i < n; ++i) {
+    int a = rowB[i], b = rowB[i + 1];
+    for (int j = a + 1; j < b; ++j)
+      for (int q = j; q > a && colB[q - 1] > colB[q]; --q) {
+        int t = colB[q];
+        colB[q] = colB[q - 1];
+        colB[q - 1] = t;
+      }
+  }
+}
+
+/* The position of (row, col) in B's sorted rows (binary search; present by
+ * construction). */
+static int row_find(const int *rowB, const int *colB, int row, int col)
+{
+  int lo = rowB[row], hi = rowB[row + 1] - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (colB[mid] < col) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The positions of A's entries in B: pos1 of (inv r, inv c), pos2 of its
+ * mirror (-1 on the diagonal). */
+static void entry_positions(const crd_csr *A, const int *inv, const int *rowB, const int *colB, int *pos1,
+                            int *pos2)
+{
+  int n = A->n;
+  for (int r = 0; r < n; ++r)
+    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; ++k) {
+      int c = A->col[k], pr = inv[r], pc = inv[c];
+      pos1[k] = row_find(rowB, colB, pr, pc);
+      pos2[k] = c == r ? -1 : row_find(rowB, colB, pc, pr);
+    }
+}
+
 /* The pattern of B = P A P^T (full) and the positions of A's entries in it
  * (solver_priv.h). */
 int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, int **colB, int **pos1, int **pos2)
@@ -234,51 +304,13 @@ int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, 
       (rc = CRD_CALLOC(nnzA, pos1)) || (rc = CRD_CALLOC(nnzA, pos2)) || (rc = CRD_CALLOC(n + 1, &cnt)))
     goto out;
   for (int i = 0; i < n; ++i) inv[perm[i]] = i;
-  for (int r = 0; r < n; ++r)
-    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; ++k) {
-      int c = A->col[k], pr = inv[r], pc = inv[c];
-      cnt[pr + 1]++;
-      if (c != r) cnt[pc + 1]++;
-    }
-  for (int i = 0; i < n; ++i) cnt[i + 1] += cnt[i];
+  permuted_row_counts(A, inv, cnt);
   memcpy(*rowB, cnt, sizeof(int) * (size_t)(n + 1));
   if ((rc = CRD_CALLOC(n + 1, &fill))) goto out;
   memcpy(fill, cnt, sizeof(int) * (size_t)n);
-  for (int r = 0; r < n; ++r)
-    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; ++k) {
-      int c = A->col[k], pr = inv[r], pc = inv[c];
-      (*colB)[fill[pr]++] = pc;
-      if (c != r) (*colB)[fill[pc]++] = pr;
-    }
-  /* columns sorted within each row (csrchol takes a sorted CSR); insertion
-   * sort: rows hold at most a few dozen entries */
-  for (int i = 0; i < n; ++i) {
-    int a = (*rowB)[i], b = (*rowB)[i + 1];
-    for (int j = a + 1; j < b; ++j)
-      for (int q = j; q > a && (*colB)[q - 1] > (*colB)[q]; --q) {
-        int t = (*colB)[q];
-        (*colB)[q] = (*colB)[q - 1];
-        (*colB)[q - 1] = t;
-      }
-  }
-  /* the positions of A's entries in the sorted rows (binary search) */
-  for (int r = 0; r < n; ++r)
-    for (int64_t k = A->rowptr[r]; k < A->rowptr[r + 1]; ++k) {
-      int c = A->col[k], pr = inv[r], pc = inv[c];
-      for (int pass = 0; pass < 2; ++pass) {
-        int row = pass ? pc : pr, col = pass ? pr : pc;
-        if (pass && c == r) break;
-        int lo = (*rowB)[row], hi = (*rowB)[row + 1] - 1;
-        while (lo < hi) {
-          int mid = (lo + hi) / 2;
-          if ((*colB)[mid] < col) lo = mid + 1;
-          else hi = mid;
-        }
-        if (pass) (*pos2)[k] = lo;
-        else (*pos1)[k] = lo;
-      }
-      if (c == r) (*pos2)[k] = -1;
-    }
+  permuted_fill(A, inv, fill, *colB);
+  sort_rows(n, *rowB, *colB);
+  entry_positions(A, inv, *rowB, *colB, *pos1, *pos2);
 out:
   free(inv); free(cnt); free(fill);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;

@@ -67,71 +67,74 @@ static inline int32_t csr_find(const crd_csr *A, int32_t r, int32_t c)
   return lo;
 }
 
-int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
-                      crd_csr **Aout, int32_t **scatter_out)
+/* 1a. The number of elements touching each equation q into eptr[q + 1],
+ *     checking that every equation is in [-1, n); then the prefix sum, so
+ *     eptr[q] is where q's elements start.  Serial: O(ne*ndof) and memory
+ *     bound. */
+static int adjacency_count(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq, int64_t *eptr)
 {
-  CRD_CHECK(Aout && scatter_out, CRD_ERR_INPUT, "crd_pattern_build: NULL output pointer");
-  *Aout = NULL;
-  *scatter_out = NULL;
-  CRD_CHECK(n >= 0 && ne >= 0, CRD_ERR_INPUT,
-            "crd_pattern_build: negative size (n = %d equations, ne = %d elements)", (int)n, (int)ne);
-  CRD_CHECK(ndof >= 1 && ndof <= CRD_PATTERN_MAX_NDOF, CRD_ERR_INPUT,
-            "crd_pattern_build: %d DOFs per element (expected 1..%d)", ndof, CRD_PATTERN_MAX_NDOF);
-  CRD_CHECK(elem_eq || ne == 0, CRD_ERR_INPUT, "crd_pattern_build: NULL element equation list");
-
-  const int64_t ntri = (int64_t)ndof * (ndof + 1) / 2;
-  int rc = 0, nthr = 1;
-  int64_t *eptr = NULL, maxcand = 1;
-  int32_t *elist = NULL, *buf = NULL, *scatter = NULL;
-  crd_csr *A = NULL;
-
-  /* 1. Equation -> element adjacency (counting sort by equation), checking
-   *    the input on the way.  Serial: O(ne*ndof) and memory bound. */
-  if ((rc = CRD_CALLOC((size_t)n + 1, &eptr))) goto fail;
   for (int64_t e = 0; e < ne; ++e) {
     const int32_t *eq = elem_eq + e * ndof;
     for (int a = 0; a < ndof; ++a) {
-      if (eq[a] < -1 || eq[a] >= n) {
-        rc = CRD_ERR(CRD_ERR_INPUT, "element %lld, local DOF %d: equation %d out of range [-1, %d)",
-                     (long long)e, a, (int)eq[a], (int)n);
-        goto fail;
-      }
+      if (eq[a] < -1 || eq[a] >= n)
+        return CRD_ERR(CRD_ERR_INPUT, "element %lld, local DOF %d: equation %d out of range [-1, %d)",
+                       (long long)e, a, (int)eq[a], (int)n);
       if (eq[a] >= 0) ++eptr[eq[a] + 1];
     }
   }
   for (int32_t r = 0; r < n; ++r) eptr[r + 1] += eptr[r];
-  if ((rc = CRD_CALLOC(eptr[n], &elist))) goto fail;
-  {
-    int64_t *next = NULL; /* fill cursor per equation */
-    if ((rc = CRD_CALLOC((size_t)n + 1, &next))) goto fail;
-    memcpy(next, eptr, ((size_t)n + 1) * sizeof *next);
-    for (int32_t e = 0; e < ne; ++e) {
-      const int32_t *eq = elem_eq + (size_t)e * ndof;
-      for (int a = 0; a < ndof; ++a) {
-        int32_t q = eq[a];
-        if (q < 0) continue;
-        /* Elements arrive in increasing order, so an equation listed twice
-         * by one element shows up as a repeat of the last entry.  The packed
-         * upper triangle cannot express it: the pair (a,b) with eq[a] == eq[b]
-         * would need 2*k_ab on the diagonal, the map adds k_ab once. */
-        if (next[q] > eptr[q] && elist[next[q] - 1] == e) {
-          int a0 = 0;
-          while (eq[a0] != q) ++a0;
-          free(next);
-          rc = CRD_ERR(CRD_ERR_INPUT,
-                       "element %d: local DOFs %d and %d share equation %d (collapsed node?); "
-                       "the scatter map needs distinct equations per element",
-                       (int)e, a0, a, (int)q);
-          goto fail;
-        }
-        elist[next[q]++] = e;
-      }
-    }
-    free(next);
-  }
+  return 0;
+}
 
-  /* 2. Count the columns of every row.  A row has at most 1 + (number of
-   *    elements touching it)*ndof candidates, never more than n - r. */
+/* The message for element e whose local DOF a repeats equation q. */
+static int shared_equation_error(int32_t e, const int32_t *eq, int a, int32_t q)
+{
+  int a0 = 0;
+  while (eq[a0] != q) ++a0;
+  return CRD_ERR(CRD_ERR_INPUT,
+                 "element %d: local DOFs %d and %d share equation %d (collapsed node?); "
+                 "the scatter map needs distinct equations per element",
+                 (int)e, a0, a, (int)q);
+}
+
+/* 1b. The elements of every equation into elist (counting sort by
+ *     equation, elements in increasing order).  Elements arrive in
+ *     increasing order, so an equation listed twice by one element shows up
+ *     as a repeat of the last entry: refused, as the packed upper triangle
+ *     cannot express it (the pair (a,b) with eq[a] == eq[b] would need
+ *     2*k_ab on the diagonal, the map adds k_ab once). */
+static int adjacency_fill(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq, const int64_t *eptr,
+                          int32_t *elist)
+{
+  int64_t *next = NULL; /* fill cursor per equation */
+  CRD_CALL(CRD_CALLOC((size_t)n + 1, &next));
+  memcpy(next, eptr, ((size_t)n + 1) * sizeof *next);
+  for (int32_t e = 0; e < ne; ++e) {
+    const int32_t *eq = elem_eq + (size_t)e * ndof;
+    for (int a = 0; a < ndof; ++a) {
+      int32_t q = eq[a];
+      if (q < 0) continue;
+      if (next[q] > eptr[q] && elist[next[q] - 1] == e) {
+        free(next);
+        return shared_equation_error(e, eq, a, q);
+      }
+      elist[next[q]++] = e;
+    }
+  }
+  free(next);
+  return 0;
+}
+
+/* 2. The number of columns of every row into A->rowptr[r + 1] (rows in
+ *    parallel, one candidate buffer per thread).  A row has at most
+ *    1 + (number of elements touching it)*ndof candidates, never more than
+ *    n - r. */
+static int count_columns(crd_csr *A, const int64_t *eptr, const int32_t *elist, int ndof, const int32_t *elem_eq)
+{
+  const int32_t n = A->n;
+  int64_t maxcand = 1;
+  int nthr = 1;
+  int32_t *buf = NULL;
   for (int32_t r = 0; r < n; ++r) {
     int64_t c = 1 + (eptr[r + 1] - eptr[r]) * ndof;
     if (c > n - r) c = n - r;
@@ -140,10 +143,7 @@ int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
 #ifdef _OPENMP
   nthr = omp_get_max_threads();
 #endif
-  if ((rc = CRD_CALLOC(1, &A))) goto fail;
-  A->n = n;
-  if ((rc = CRD_CALLOC((size_t)n + 1, &A->rowptr))) goto fail;
-  if ((rc = CRD_CALLOC((size_t)nthr * (size_t)maxcand, &buf))) goto fail;
+  CRD_CALL(CRD_CALLOC((size_t)nthr * (size_t)maxcand, &buf));
 #pragma omp parallel for schedule(dynamic, 1024)
   for (int32_t r = 0; r < n; ++r) {
     int tid = 0;
@@ -152,37 +152,48 @@ int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
 #endif
     A->rowptr[r + 1] = row_columns(r, eptr, elist, ndof, elem_eq, buf + (size_t)tid * maxcand);
   }
-  CRD_FREE(buf);
+  free(buf);
+  return 0;
+}
 
-  /* Prefix sum with the limit of CHOLMOD's int interface (int32 rowptr). */
-  {
-    int64_t s = 0;
-    for (int32_t r = 0; r < n; ++r) {
-      s += A->rowptr[r + 1];
-      if (s > INT32_MAX) {
-        rc = CRD_ERR(CRD_ERR_UNSUPPORTED,
+/* The row counts summed into row starts, with the limit of CHOLMOD's int
+ * interface (int32 rowptr); A->nnz the total. */
+static int rowptr_prefix(crd_csr *A)
+{
+  int64_t s = 0;
+  for (int32_t r = 0; r < A->n; ++r) {
+    s += A->rowptr[r + 1];
+    if (s > INT32_MAX)
+      return CRD_ERR(CRD_ERR_UNSUPPORTED,
                      "matrix pattern too large: more than 2^31-1 stored entries (upper triangle) "
                      "already at row %d of %d; the int32 CSR/CHOLMOD int interface cannot hold it",
-                     (int)r, (int)n);
-        goto fail;
-      }
-      A->rowptr[r + 1] = (int32_t)s;
-    }
-    A->nnz = s;
+                     (int)r, (int)A->n);
+    A->rowptr[r + 1] = (int32_t)s;
   }
+  A->nnz = s;
+  return 0;
+}
 
-  /* 3. Fill the columns, straight into their final place. */
-  if ((rc = CRD_CALLOC(A->nnz, &A->col))) goto fail;
-  if ((rc = CRD_CALLOC(A->nnz, &A->val))) goto fail;
+/* 3. The columns of every row, straight into their final place (rows in
+ *    parallel), and the values zeroed. */
+static int fill_columns(crd_csr *A, const int64_t *eptr, const int32_t *elist, int ndof, const int32_t *elem_eq)
+{
+  const int32_t n = A->n;
+  CRD_CALL(CRD_CALLOC(A->nnz, &A->col));
+  CRD_CALL(CRD_CALLOC(A->nnz, &A->val));
 #pragma omp parallel for schedule(dynamic, 1024)
   for (int32_t r = 0; r < n; ++r)
     row_columns(r, eptr, elist, ndof, elem_eq, A->col + A->rowptr[r]);
-  CRD_FREE(eptr);
-  CRD_FREE(elist);
+  return 0;
+}
 
-  /* 4. Scatter map: CSR position of every entry of every element's packed
-   *    upper triangle, in the order of crd_tri_index. */
-  if ((rc = CRD_CALLOC((size_t)ne * (size_t)ntri, &scatter))) goto fail;
+/* 4. Scatter map: CSR position of every entry of every element's packed
+ *    upper triangle, in the order of crd_tri_index (-1 for a fixed DOF). */
+static int scatter_map(const crd_csr *A, int32_t ne, int ndof, const int32_t *elem_eq, int32_t **out)
+{
+  const int64_t ntri = (int64_t)ndof * (ndof + 1) / 2;
+  int32_t *scatter = NULL;
+  CRD_CALL(CRD_CALLOC((size_t)ne * (size_t)ntri, &scatter));
 #pragma omp parallel for schedule(static)
   for (int32_t e = 0; e < ne; ++e) {
     const int32_t *eq = elem_eq + (size_t)e * ndof;
@@ -195,6 +206,42 @@ int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
         s[t] = p <= q ? csr_find(A, p, q) : csr_find(A, q, p);
       }
   }
+  *out = scatter;
+  return 0;
+}
+
+int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
+                      crd_csr **Aout, int32_t **scatter_out)
+{
+  CRD_CHECK(Aout && scatter_out, CRD_ERR_INPUT, "crd_pattern_build: NULL output pointer");
+  *Aout = NULL;
+  *scatter_out = NULL;
+  CRD_CHECK(n >= 0 && ne >= 0, CRD_ERR_INPUT,
+            "crd_pattern_build: negative size (n = %d equations, ne = %d elements)", (int)n, (int)ne);
+  CRD_CHECK(ndof >= 1 && ndof <= CRD_PATTERN_MAX_NDOF, CRD_ERR_INPUT,
+            "crd_pattern_build: %d DOFs per element (expected 1..%d)", ndof, CRD_PATTERN_MAX_NDOF);
+  CRD_CHECK(elem_eq || ne == 0, CRD_ERR_INPUT, "crd_pattern_build: NULL element equation list");
+
+  int rc = 0;
+  int64_t *eptr = NULL;
+  int32_t *elist = NULL, *scatter = NULL;
+  crd_csr *A = NULL;
+
+  /* 1. Equation -> element adjacency, checking the input on the way. */
+  if ((rc = CRD_CALLOC((size_t)n + 1, &eptr)) || (rc = adjacency_count(n, ne, ndof, elem_eq, eptr))) goto fail;
+  if ((rc = CRD_CALLOC(eptr[n], &elist)) || (rc = adjacency_fill(n, ne, ndof, elem_eq, eptr, elist))) goto fail;
+  /* 2. The row counts, then the row starts. */
+  if ((rc = CRD_CALLOC(1, &A))) goto fail;
+  A->n = n;
+  if ((rc = CRD_CALLOC((size_t)n + 1, &A->rowptr)) || (rc = count_columns(A, eptr, elist, ndof, elem_eq)) ||
+      (rc = rowptr_prefix(A)))
+    goto fail;
+  /* 3. The columns; the adjacency is not needed after them. */
+  if ((rc = fill_columns(A, eptr, elist, ndof, elem_eq))) goto fail;
+  CRD_FREE(eptr);
+  CRD_FREE(elist);
+  /* 4. The scatter map. */
+  if ((rc = scatter_map(A, ne, ndof, elem_eq, &scatter))) goto fail;
 
   *Aout = A;
   *scatter_out = scatter;
@@ -203,7 +250,6 @@ int crd_pattern_build(int32_t n, int32_t ne, int ndof, const int32_t *elem_eq,
 fail:
   free(eptr);
   free(elist);
-  free(buf);
   free(scatter);
   crd_csr_destroy(&A);
   return crd_err_trace(rc, __FILE__, __LINE__, __func__);

@@ -12,6 +12,7 @@
 #include "crdyn/error.h"
 #include "crdyn/timer.h"
 #include "crdyn/problem.h"
+#include "crdyn/switches.h"
 
 /* The backend's state: the element variant and the sections per element
  * (E, nu, h at 3 e, the table the device backends upload too). */
@@ -166,12 +167,13 @@ static void cpu_destroy(crd_backend *be)
   free(be);
 }
 
-static const crd_backend_ops cpu_ops = {"cpu", cpu_destroy, cpu_eval, cpu_eval_mid, NULL, NULL, NULL, NULL, NULL};
+/* no resident explicit loop: the explicit stage runs its loop on the host */
+static const crd_backend_ops cpu_ops = {.name = "cpu", .destroy = cpu_destroy, .eval = cpu_eval, .eval_mid = cpu_eval_mid};
 
 int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
 {
   /* the element bodies' variant: the widest this CPU runs (elem_isa.h) */
-  const char *want = getenv("CRDYN_ELEM_ISA");
+  const char *want = crd_switch("CRDYN_ELEM_ISA");
   const crd_elem_isa *isa = crd_elem_isa_select();
   if (want && strcmp(want, isa->name))
     return CRD_ERR(CRD_ERR_INPUT, "CRDYN_ELEM_ISA=%s: no such element variant in this build, or this CPU cannot "
@@ -207,3 +209,13 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
   *out = be;
   return 0;
 }
+
+/* --backend cpu: the device index is for the device backends */
+static int cpu_create_reg(crd_problem *pb, int device, crd_backend **be)
+{
+  if (device >= 0)
+    return CRD_ERR(CRD_ERR_INPUT, "--device %d: the %s backend has no devices (use --backend opencl)", device, "cpu");
+  return crd_backend_cpu_create(pb, be);
+}
+
+const crd_backend_reg crd_backend_reg_cpu = {.name = "cpu", .auto_priority = 10, .create = cpu_create_reg};

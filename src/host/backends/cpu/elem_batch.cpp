@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crdyn/switches.h"
 #include "elem_lanes.h"
 
 /* The element headers over crd_lanes.  Everything they declare is then in
@@ -146,7 +147,7 @@ static int batch_on(void)
 {
   static int on = -1;
   if (on < 0) {
-    const char *s = getenv("CRDYN_ELEM_BATCH");
+    const char *s = crd_switch("CRDYN_ELEM_BATCH");
     on = !(s && s[0] == '0');
   }
   return on;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crdyn/elem_isa.h"
+#include "crdyn/switches.h"
 
 #define CRD_CAT2(a, b) a##b
 #define CRD_CAT(a, b) CRD_CAT2(a, b)
@@ -133,7 +134,7 @@ const crd_elem_isa *crd_elem_isa_find(const char *name)
 
 const crd_elem_isa *crd_elem_isa_select(void)
 {
-  const crd_elem_isa *o = crd_elem_isa_find(getenv("CRDYN_ELEM_ISA"));
+  const crd_elem_isa *o = crd_elem_isa_find(crd_switch("CRDYN_ELEM_ISA"));
   if (o) return o;
   set_lanes();
 #ifdef CRD_ELEM_HAVE_v4

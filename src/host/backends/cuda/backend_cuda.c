@@ -33,6 +33,7 @@
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
 #include "crdyn/trace.h"
+#include "crdyn/switches.h"
 
 typedef struct cu {
   cudaStream_t st;
@@ -381,7 +382,7 @@ static int cu_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
 {
   cu *c = be->impl;
   crd_cux_end(&c->ex);
-  const char *sums = getenv("CRDYN_CUDA_EX_SUMS"); /* an experiment's switch, not a user option: docs/cuda.md */
+  const char *sums = crd_switch("CRDYN_CUDA_EX_SUMS"); /* an experiment's switch, not a user option: docs/cuda.md */
   if (sums && strcmp(sums, "serial") && strcmp(sums, "tree"))
     return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_EX_SUMS=%s: expected serial or tree", sums);
   int serial = sums ? !strcmp(sums, "serial") : be->deterministic;
@@ -405,8 +406,15 @@ static int cu_ex_measure(crd_backend *be, crd_ex_measure *out) { return crd_cux_
 static int cu_ex_sync(crd_backend *be, crd_ex_state *st) { return crd_cux_sync(((cu *)be->impl)->ex, st); }
 static void cu_ex_end(crd_backend *be) { crd_cux_end(&((cu *)be->impl)->ex); }
 
-static const crd_backend_ops cu_ops = {"cuda", cu_destroy, cu_eval, cu_eval_mid, cu_ex_begin,
-                                       cu_ex_steps, cu_ex_measure, cu_ex_sync, cu_ex_end};
+static const crd_backend_ops cu_ops = {.name = "cuda",
+                                       .destroy = cu_destroy,
+                                       .eval = cu_eval,
+                                       .eval_mid = cu_eval_mid,
+                                       .ex_begin = cu_ex_begin,
+                                       .ex_steps = cu_ex_steps,
+                                       .ex_measure = cu_ex_measure,
+                                       .ex_sync = cu_ex_sync,
+                                       .ex_end = cu_ex_end};
 
 int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
 {
@@ -426,7 +434,7 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   c->nnz = (int)pb->K->nnz;
   /* an experiment's switch, not a user option (docs/cuda.md): split (the
    * default), thread (one thread per element), thread0 (thread 0 of a block) */
-  const char *lay = getenv("CRDYN_CUDA_LAYOUT");
+  const char *lay = crd_switch("CRDYN_CUDA_LAYOUT");
   c->per_thread = CRD_CU_LAYOUT_SPLIT;
   if (lay && *lay && strcmp(lay, "split")) {
     if (!strcmp(lay, "thread")) c->per_thread = CRD_CU_LAYOUT_THREAD;
@@ -458,5 +466,12 @@ fail:
   cu_free(c);
   return crd_err_trace(rc, __FILE__, __LINE__, __func__);
 }
+
+/* auto picks CUDA first where a device answers */
+const crd_backend_reg crd_backend_reg_cuda = {
+    .name = "cuda",
+    .auto_priority = 100,
+    .create = crd_backend_cuda_create,
+    .on_failure = "run with --backend cpu (or --backend auto, which falls back to the CPU)"};
 
 #endif /* CRD_HAVE_CUDA */

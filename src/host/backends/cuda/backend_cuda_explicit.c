@@ -117,58 +117,78 @@ static void bind(crd_cux *x)
   a->status = x->status; a->acc = x->acc; a->part = x->part; a->part_bad = x->part_bad;
 }
 
-int crd_cux_begin(crd_cux **ex, const crd_cux_dev *dv, crd_problem *pb, const crd_ex_setup *su, int serial)
+/* the nodal arrays of the loop and its counters on the device */
+static int alloc_nodes(crd_cux *x, const crd_ex_setup *su, size_t nparts)
 {
-  crd_cux_end(ex);
-  crd_cux *x;
-  CRD_CALL(CRD_CALLOC(1, &x));
-  x->dv = *dv;
-  x->pb = pb;
-  x->serial = serial;
-  size_t nn = (size_t)dv->nn, d3 = 3 * nn * sizeof(double);
-  int *lptr = NULL, *lidx = NULL, rc = 0;
+  const crd_ex_state *st = &su->st;
+  size_t nn = (size_t)x->dv.nn, d3 = 3 * nn * sizeof(double);
   int st0[4] = {INT_MAX, INT_MAX, -1, 0};
   double acc0[9] = {su->wext, 0, 0, 0, 0, 0, 0, 0, 0};
-  const crd_ex_state *st = &su->st;
-  size_t nparts = (size_t)crd_cux_parts();
-  if ((rc = crd_map_invert(su->fe_eq, (size_t)su->nfe, dv->neq, &lptr, &lidx))) goto out;
-  if ((rc = DALLOC(x->eq, 5 * nn * sizeof(int), pb->eq, "eq")) ||
+  int rc;
+  if ((rc = DALLOC(x->eq, 5 * nn * sizeof(int), x->pb->eq, "eq")) ||
       (rc = DALLOC(x->locked, nn, su->locked, "locked")) ||
       (rc = DALLOC(x->mlump, nn * sizeof(double), su->mlump, "mlump")) ||
       (rc = DALLOC(x->plump, nn * sizeof(double), su->plump, "plump")) ||
       (rc = DALLOC(x->v, d3, st->v, "v")) || (rc = DALLOC(x->w, d3, st->w, "w")) ||
       (rc = DALLOC(x->a_, d3, st->a, "a")) || (rc = DALLOC(x->wa, d3, st->wa, "wa")) ||
       (rc = DALLOC(x->vh, d3, NULL, "vh")) || (rc = DALLOC(x->wh, d3, NULL, "wh")) ||
-      (rc = DALLOC(x->dprev, d3, NULL, "d_prev")) ||
-      (rc = DALLOC(x->contrib, 8 * nn * sizeof(double), NULL, "node measures")) ||
+      (rc = DALLOC(x->dprev, d3, NULL, "d_prev")))
+    return rc;
+  if ((rc = DALLOC(x->contrib, 8 * nn * sizeof(double), NULL, "node measures")) ||
       (rc = DALLOC(x->status, sizeof st0, st0, "status")) || (rc = DALLOC(x->acc, sizeof acc0, acc0, "acc")) ||
       (rc = DALLOC(x->part, nparts * sizeof(double), NULL, "block sums")) ||
-      (rc = DALLOC(x->part_bad, nparts * sizeof(int), NULL, "block sums")) ||
-      (rc = DALLOC(x->lptr, sizeof(int) * (size_t)(dv->neq + 1), lptr, "load gather map")) ||
-      (rc = DALLOC(x->lidx, sizeof(int) * (size_t)(lptr[dv->neq] + 1), lidx, "load gather map")) ||
+      (rc = DALLOC(x->part_bad, nparts * sizeof(int), NULL, "block sums")))
+    return rc;
+  return 0;
+}
+
+/* the external loads' gather map, their work entries and the prescribed
+ * DOFs on the device (lptr/lidx: the inverted load map) */
+static int alloc_loads(crd_cux *x, const crd_ex_setup *su, const int *lptr, const int *lidx)
+{
+  int neq = x->dv.neq, rc;
+  if ((rc = DALLOC(x->lptr, sizeof(int) * (size_t)(neq + 1), lptr, "load gather map")) ||
+      (rc = DALLOC(x->lidx, sizeof(int) * (size_t)(lptr[neq] + 1), lidx, "load gather map")) ||
       (rc = DALLOC(x->l_load, sizeof(int) * (size_t)su->nfe, su->fe_load, "load entries")) ||
       (rc = DALLOC(x->l_a, sizeof(double) * (size_t)su->nfe, su->fe_a, "load entries")) ||
-      (rc = DALLOC(x->l_b, sizeof(double) * (size_t)su->nfe, su->fe_b, "load entries")) ||
-      (rc = DALLOC(x->w_idx, sizeof(int) * (size_t)su->nw, su->w_idx, "work entries")) ||
+      (rc = DALLOC(x->l_b, sizeof(double) * (size_t)su->nfe, su->fe_b, "load entries")))
+    return rc;
+  if ((rc = DALLOC(x->w_idx, sizeof(int) * (size_t)su->nw, su->w_idx, "work entries")) ||
       (rc = DALLOC(x->w_load, sizeof(int) * (size_t)su->nw, su->w_load, "work entries")) ||
       (rc = DALLOC(x->w_a, sizeof(double) * (size_t)su->nw, su->w_a, "work entries")) ||
       (rc = DALLOC(x->w_b, sizeof(double) * (size_t)su->nw, su->w_b, "work entries")) ||
       (rc = DALLOC(x->pres_idx, sizeof(int) * (size_t)su->npres, su->pres_idx, "prescribed")))
-    goto out;
-  for (; x->nev < RING; ++x->nev) { /* x->nev: the complete triples (crd_cux_end destroys them) */
+    return rc;
+  return 0;
+}
+
+/* the ring of event triples that time the batches (x->nev: the complete
+ * triples, which crd_cux_end destroys) */
+static int create_events(crd_cux *x)
+{
+  for (; x->nev < RING; ++x->nev) {
     cudaError_t e = cudaSuccess;
     int k = 0;
     for (; k < 3; ++k)
       if ((e = cudaEventCreate(&x->ev[x->nev][k])) != cudaSuccess) break;
     if (e != cudaSuccess) {
       for (int q = 0; q < k; ++q) cudaEventDestroy(x->ev[x->nev][q]);
-      rc = CRD_ERR(CRD_ERR_BACKEND, "cuda (explicit loop): cudaEventCreate: %s", cudaGetErrorString(e));
-      goto out;
+      return CRD_ERR(CRD_ERR_BACKEND, "cuda (explicit loop): cudaEventCreate: %s", cudaGetErrorString(e));
     }
   }
+  return 0;
+}
+
+/* the state the loop starts from, and the kernels' arguments */
+static int start_state(crd_cux *x, const crd_ex_setup *su)
+{
+  const crd_cux_dev *dv = &x->dv;
+  const crd_ex_state *st = &su->st;
+  size_t nn = (size_t)dv->nn, d3 = 3 * nn * sizeof(double);
+  int rc;
   if ((rc = put(x, dv->d, st->d, d3, "write d")) || (rc = put(x, dv->p, st->p, d3, "write p")) ||
       (rc = put(x, dv->l, st->l, nn * sizeof(int), "write l")))
-    goto out;
+    return rc;
   x->a.nn = dv->nn;
   x->a.ne = dv->ne;
   x->a.nload = su->nload;
@@ -179,7 +199,22 @@ int crd_cux_begin(crd_cux **ex, const crd_cux_dev *dv, crd_problem *pb, const cr
   x->ne_h = dv->ne;
   x->st0_h[0] = x->st0_h[1] = INT_MAX;
   bind(x);
-out:
+  return 0;
+}
+
+int crd_cux_begin(crd_cux **ex, const crd_cux_dev *dv, crd_problem *pb, const crd_ex_setup *su, int serial)
+{
+  crd_cux_end(ex);
+  crd_cux *x;
+  CRD_CALL(CRD_CALLOC(1, &x));
+  x->dv = *dv;
+  x->pb = pb;
+  x->serial = serial;
+  int *lptr = NULL, *lidx = NULL, rc = 0;
+  if (!(rc = crd_map_invert(su->fe_eq, (size_t)su->nfe, dv->neq, &lptr, &lidx)) &&
+      !(rc = alloc_nodes(x, su, (size_t)crd_cux_parts())) && !(rc = alloc_loads(x, su, lptr, lidx)) &&
+      !(rc = create_events(x)))
+    rc = start_state(x, su);
   free(lptr); free(lidx);
   *ex = x;
   if (rc) crd_cux_end(ex);

@@ -24,6 +24,7 @@
 #include "crdyn/elem_split.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
+#include "crdyn/switches.h"
 
 extern const char crd_cl_source[];
 
@@ -330,7 +331,7 @@ static int choose_split(ocl *o, cl_device_id dev, const char *dname)
   cl_device_type ty = 0;
   clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof ty, &ty, NULL);
   int n = (ty & CL_DEVICE_TYPE_GPU) ? 64 : 0;
-  const char *env = getenv("CRDYN_OPENCL_SPLIT");
+  const char *env = crd_switch("CRDYN_OPENCL_SPLIT");
   if (env && *env) {
     char *end;
     long v = strtol(env, &end, 10);
@@ -462,47 +463,75 @@ static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
 
 static void ocl_ex_end(crd_backend *be) { ex_release(be->impl); }
 
-static int ocl_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
+/* the nodal arrays of the resident loop and its counters on the device */
+static int ex_alloc_nodes(ocl *o, const crd_problem *pb, const crd_ex_setup *su)
 {
-  ocl *o = be->impl;
+  const crd_ex_state *st = &su->st;
   size_t nn = (size_t)o->nn, d3 = 3 * nn * sizeof(double);
-  ex_release(o);
-  int *lptr = NULL, *lidx = NULL, rc = 0;
   int st0[4] = {2147483647, 2147483647, -1, 0};
   double acc0[9] = {su->wext, 0, 0, 0, 0, 0, 0, 0, 0};
-  if ((rc = crd_map_invert(su->fe_eq, (size_t)su->nfe, o->neq, &lptr, &lidx))) goto out;
-  const crd_ex_state *st = &su->st;
+  int rc;
   if ((rc = mk(o, 5 * nn * sizeof(int), pb->eq, &o->ex.eq, "eq")) ||
       (rc = mk(o, nn, su->locked, &o->ex.locked, "locked")) ||
       (rc = mk(o, nn * sizeof(double), su->mlump, &o->ex.mlump, "mlump")) ||
       (rc = mk(o, nn * sizeof(double), su->plump, &o->ex.plump, "plump")) ||
       (rc = mk(o, d3, st->v, &o->ex.v, "v")) || (rc = mk(o, d3, st->w, &o->ex.w, "w")) ||
       (rc = mk(o, d3, st->a, &o->ex.a, "a")) || (rc = mk(o, d3, st->wa, &o->ex.wa, "wa")) ||
-      (rc = mk(o, d3, NULL, &o->ex.vh, "vh")) || (rc = mk(o, d3, NULL, &o->ex.wh, "wh")) ||
-      (rc = mk(o, d3, NULL, &o->ex.dprev, "d_prev")) ||
+      (rc = mk(o, d3, NULL, &o->ex.vh, "vh")) || (rc = mk(o, d3, NULL, &o->ex.wh, "wh")))
+    return rc;
+  if ((rc = mk(o, d3, NULL, &o->ex.dprev, "d_prev")) ||
       (rc = mk(o, 8 * nn * sizeof(double), NULL, &o->ex.contrib, "node measures")) ||
-      (rc = mk(o, sizeof st0, st0, &o->ex.status, "status")) || (rc = mk(o, sizeof acc0, acc0, &o->ex.acc, "acc")) ||
-      (rc = mk(o, sizeof(int) * (size_t)(o->neq + 1), lptr, &o->ex.lptr, "load gather map")) ||
+      (rc = mk(o, sizeof st0, st0, &o->ex.status, "status")) || (rc = mk(o, sizeof acc0, acc0, &o->ex.acc, "acc")))
+    return rc;
+  return 0;
+}
+
+/* the external loads' gather map (lptr/lidx: the inverted load map), their
+ * work entries and the prescribed DOFs on the device */
+static int ex_alloc_loads(ocl *o, const crd_ex_setup *su, const int *lptr, const int *lidx)
+{
+  int rc;
+  if ((rc = mk(o, sizeof(int) * (size_t)(o->neq + 1), lptr, &o->ex.lptr, "load gather map")) ||
       (rc = mk(o, sizeof(int) * (size_t)(lptr[o->neq] + 1), lidx, &o->ex.lidx, "load gather map")) ||
       (rc = mk(o, sizeof(int) * (size_t)su->nfe, su->fe_load, &o->ex.l_load, "load entries")) ||
       (rc = mk(o, sizeof(double) * (size_t)su->nfe, su->fe_a, &o->ex.l_a, "load entries")) ||
-      (rc = mk(o, sizeof(double) * (size_t)su->nfe, su->fe_b, &o->ex.l_b, "load entries")) ||
-      (rc = mk(o, sizeof(int) * (size_t)su->nw, su->w_idx, &o->ex.w_idx, "work entries")) ||
+      (rc = mk(o, sizeof(double) * (size_t)su->nfe, su->fe_b, &o->ex.l_b, "load entries")))
+    return rc;
+  if ((rc = mk(o, sizeof(int) * (size_t)su->nw, su->w_idx, &o->ex.w_idx, "work entries")) ||
       (rc = mk(o, sizeof(int) * (size_t)su->nw, su->w_load, &o->ex.w_load, "work entries")) ||
       (rc = mk(o, sizeof(double) * (size_t)su->nw, su->w_a, &o->ex.w_a, "work entries")) ||
       (rc = mk(o, sizeof(double) * (size_t)su->nw, su->w_b, &o->ex.w_b, "work entries")) ||
       (rc = mk(o, sizeof(int) * (size_t)su->npres, su->pres_idx, &o->ex.pres_idx, "prescribed")))
-    goto out;
+    return rc;
+  return 0;
+}
+
+/* the state the loop starts from, and the scalars of its kernels */
+static int ex_start_state(ocl *o, const crd_ex_setup *su)
+{
+  const crd_ex_state *st = &su->st;
+  size_t nn = (size_t)o->nn, d3 = 3 * nn * sizeof(double);
+  int rc;
   if ((rc = put(o, o->d, d3, st->d, "write d")) || (rc = put(o, o->p, d3, st->p, "write p")) ||
       (rc = put(o, o->l, nn * sizeof(int), st->l, "write l")))
-    goto out;
+    return rc;
   o->ex.nload = su->nload;
   o->ex.npres = su->npres;
   o->ex.nw = su->nw;
   o->ex.dt = su->dt;
   o->ex.s = su->rot_scale;
   o->ex.on = 1;
-out:
+  return 0;
+}
+
+static int ocl_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
+{
+  ocl *o = be->impl;
+  ex_release(o);
+  int *lptr = NULL, *lidx = NULL, rc = 0;
+  if (!(rc = crd_map_invert(su->fe_eq, (size_t)su->nfe, o->neq, &lptr, &lidx)) &&
+      !(rc = ex_alloc_nodes(o, pb, su)) && !(rc = ex_alloc_loads(o, su, lptr, lidx)))
+    rc = ex_start_state(o, su);
   free(lptr); free(lidx);
   if (rc) ex_release(o);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
@@ -570,7 +599,7 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
  * dependency: the library is a C++ one the other builds need not carry). */
 static int clblast_load(ocl *o)
 {
-  const char *on = getenv("CRDYN_OPENCL_CLBLAST");
+  const char *on = crd_switch("CRDYN_OPENCL_CLBLAST");
   if (!on || strcmp(on, "1") || o->clblast_dsum) return 0;
   o->clblast_lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!o->clblast_lib) o->clblast_lib = dlopen("libclblast.so", RTLD_NOW | RTLD_LOCAL);
@@ -630,8 +659,15 @@ static int ocl_ex_sync(crd_backend *be, crd_ex_state *st)
   return 0;
 }
 
-static const crd_backend_ops ocl_ops = {"opencl", ocl_destroy, ocl_eval, ocl_eval_mid, ocl_ex_begin,
-                                        ocl_ex_steps, ocl_ex_measure, ocl_ex_sync, ocl_ex_end};
+static const crd_backend_ops ocl_ops = {.name = "opencl",
+                                        .destroy = ocl_destroy,
+                                        .eval = ocl_eval,
+                                        .eval_mid = ocl_eval_mid,
+                                        .ex_begin = ocl_ex_begin,
+                                        .ex_steps = ocl_ex_steps,
+                                        .ex_measure = ocl_ex_measure,
+                                        .ex_sync = ocl_ex_sync,
+                                        .ex_end = ocl_ex_end};
 
 int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
 {
@@ -697,5 +733,10 @@ fail:
   ocl_free(o);
   return crd_err_trace(rc, __FILE__, __LINE__, __func__);
 }
+
+/* not for auto: on the machines it runs on (PoCL on the CPU) the CPU
+ * backend is the faster one */
+const crd_backend_reg crd_backend_reg_opencl = {.name = "opencl", .auto_priority = 0,
+                                                .create = crd_backend_opencl_create};
 
 #endif /* CRD_HAVE_OPENCL */
