@@ -169,7 +169,7 @@ typedef struct crd_backend_reg {
   const char *name;
   int auto_priority;
   int (*create)(struct crd_problem *pb, int device, crd_backend **be);
-  const char *on_failure; /* appended to a CRD_ERR_BACKEND failure; NULL: the message as it is */
+  const char *on_failure; /* appended to a CRD_ERR_BACKEND failure ("; ..."); NULL: the message as it is */
   const char *not_built;
 } crd_backend_reg;
 extern const crd_backend_reg crd_backend_reg_cpu, crd_backend_reg_opencl, crd_backend_reg_cuda;

@@ -28,6 +28,11 @@ int crd_err_set(int code, const char *file, int line, const char *func, const ch
     __attribute__((format(printf, 5, 6)));
 /* Append "at file:line (func)" to the traceback and return code. */
 int crd_err_trace(int code, const char *file, int line, const char *func);
+/* Context around the error already set: its message becomes the formatted
+ * prefix, the message, then `suffix` (NULL: none), e.g. a reader's message
+ * prefixed with the JSON path that asked for the file.  Returns code. */
+int crd_err_wrap(int code, const char *file, int line, const char *func, const char *suffix, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 /* The message of the last error (without traceback), and the traceback. */
 const char *crd_err_message(void);
 const char *crd_err_traceback(void);
@@ -43,6 +48,16 @@ void crd_err_clear(void);
     if (!(c)) return crd_err_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__); \
   } while (0)
 #define CRD_ERR(code, ...) crd_err_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define CRD_WRAP(code, suffix, ...) crd_err_wrap((code), __FILE__, __LINE__, __func__, (suffix), __VA_ARGS__)
+/* CRD_CALL for a function with a cleanup path: the status into the int rc
+ * in scope, traced, and a jump to `label` where the cleanup is. */
+#define CRD_CALL_GOTO(x, label)                                            \
+  do {                                                                     \
+    if ((rc = (x))) {                                                      \
+      rc = crd_err_trace(rc, __FILE__, __LINE__, __func__);                \
+      goto label;                                                          \
+    }                                                                      \
+  } while (0)
 
 /* Allocation helpers: zeroed memory, CRD_ERR_MEM on failure. */
 int crd_calloc_(size_t n, size_t size, void *pptr, const char *what);

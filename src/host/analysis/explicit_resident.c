@@ -236,13 +236,11 @@ static int device_steps(resident *rs, int n, int k, crd_ex_measure *ms)
   CRD_CALL(be->ops->ex_steps(be, &in));
   CRD_CALL(be->ops->ex_measure(be, ms));
   if (ms->bad_step < 0) return 0;
-  char why[512];
   int bad_n = n + 1 + ms->bad_step;
   double tb1 = (bad_n == lp->nsteps) ? lp->st->t_end : lp->t0 + bad_n * lp->dt;
   crd_backend_elem_error(lp->r->pb, ms->bad_elem, ms->bad_kind);
-  snprintf(why, sizeof why, "%s", crd_err_message());
-  return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (explicit): step %d at t = %.9g failed: %s", lp->istage,
-                 lp->dy->step + ms->bad_step + 1, tb1, why);
+  return CRD_WRAP(CRD_ERR_NUMERIC, NULL, "stage %d (explicit): step %d at t = %.9g failed: ", lp->istage,
+                  lp->dy->step + ms->bad_step + 1, tb1);
 }
 
 /* The measures of a call's last step (t1, k steps on) taken into dy, then

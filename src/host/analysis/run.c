@@ -331,11 +331,8 @@ static int choose_backend(crd_run *r, const char *be)
   if (strcmp(be, "cpu") || opts->device >= 0) {
     int rc = crd_problem_set_backend(r->pb, be, opts->device);
     if (rc) {
-      if (!opts->backend && strcmp(be, "cpu")) { /* from the case file: say so */
-        char why[1024];
-        snprintf(why, sizeof why, "%s", crd_err_message());
-        rc = CRD_ERR(rc, "%s: $.backend: %s", r->m->case_path, why);
-      }
+      if (!opts->backend && strcmp(be, "cpu")) /* from the case file: say so */
+        rc = CRD_WRAP(rc, NULL, "%s: $.backend: ", r->m->case_path);
       return rc;
     }
     if (!opts->quiet) printf("backend %s: %s\n", r->pb->be->ops->name, r->pb->be->device_name);

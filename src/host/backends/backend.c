@@ -86,11 +86,7 @@ static int create(const char *name, int device, crd_problem *pb, crd_backend **b
     return CRD_ERR(CRD_ERR_UNSUPPORTED, "backend '%s' is not compiled into this build (available: %s); %s", name,
                    crd_backend_available(), reg->not_built);
   int rc = reg->create(pb, device, be);
-  if (rc == CRD_ERR_BACKEND && reg->on_failure) {
-    char why[512];
-    snprintf(why, sizeof why, "%s", crd_err_message());
-    return CRD_ERR(rc, "--backend %s: %s; %s", name, why, reg->on_failure);
-  }
+  if (rc == CRD_ERR_BACKEND && reg->on_failure) return CRD_WRAP(rc, reg->on_failure, "--backend %s: ", name);
   CRD_CALL(rc);
   return 0;
 }

@@ -26,12 +26,6 @@ typedef struct part_src {
   int noff, eoff;                      /* offsets into the concatenated arrays */
 } part_src;
 
-#define TRY(x)                                                             \
-  do {                                                                     \
-    rc = (x);                                                              \
-    if (rc < 0) { crd_err_trace(rc, __FILE__, __LINE__, __func__); goto done; } \
-  } while (0)
-
 static int cmp_i32(const void *a, const void *b)
 {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -148,11 +142,7 @@ static int load_part(const crd_case_ctx *c, const cJSON *item, part_src *ps, crd
     CRD_CALL(crd_json_str(c, file, crd_jp_key(kp, jp, "file"), 1, name, sizeof name));
     snprintf(full, sizeof full, "%s%s", name[0] == '/' ? "" : c->dir, name);
     rc = crd_gmsh_read(full, out);
-    if (rc < 0) {                      /* prefix the reader's message with where it was asked for */
-      char msg[1536];
-      snprintf(msg, sizeof msg, "%s", crd_err_message());
-      return CRD_ERR(rc, "%s: %s: %s", c->file, kp, msg);
-    }
+    if (rc < 0) return CRD_WRAP(rc, NULL, "%s: %s: ", c->file, kp); /* where the file was asked for */
   } else {
     rc = crd_mesh_generate(gen, c->file, crd_jp_key(kp, jp, "generate"), out);
     if (rc < 0) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
@@ -469,14 +459,14 @@ int crd_case_mesh(crd_case_ctx *c, const cJSON *mesh, crd_model *m)
   if (cJSON_IsObject(mesh)) np = 1;
   else if (cJSON_IsArray(mesh)) CRD_CALL(crd_json_array(c, mesh, "$.mesh", &np));
   else return CASE_BAD(c, "$.mesh", "expected an object or an array of parts, got %s", crd_json_type(mesh));
-  TRY(CRD_CALLOC(np, &parts));
-  TRY(CRD_CALLOC(np, &ps));
+  CRD_CALL_GOTO(CRD_CALLOC(np, &parts), done);
+  CRD_CALL_GOTO(CRD_CALLOC(np, &ps), done);
 
   for (int p = 0; p < np; ++p) {
     const cJSON *item = cJSON_IsArray(mesh) ? cJSON_GetArrayItem(mesh, p) : mesh;
     if (cJSON_IsArray(mesh)) crd_jp_idx(ps[p].jp, "$.mesh", p);
     else snprintf(ps[p].jp, sizeof ps[p].jp, "$.mesh");
-    TRY(load_part(c, item, &ps[p], &parts[p], &tol, &has_tol));
+    CRD_CALL_GOTO(load_part(c, item, &ps[p], &parts[p], &tol, &has_tol), done);
     ps[p].noff = N, ps[p].eoff = E;
     if ((double)N + parts[p].nn > 2147483647.0 || 4.0 * ((double)E + parts[p].ne) > 2147483647.0) {
       rc = CASE_BAD(c, ps[p].jp, "the mesh is too large (32-bit indices)");
@@ -484,12 +474,12 @@ int crd_case_mesh(crd_case_ctx *c, const cJSON *mesh, crd_model *m)
     }
     N += parts[p].nn, E += parts[p].ne;
   }
-  TRY(CRD_CALLOC(3 * (size_t)N, &xall));
-  TRY(CRD_CALLOC(N, &map));
-  TRY(concat_coords(c, parts, ps, np, xall));
-  TRY(merge_into_model(c, m, parts, ps, np, xall, N, E, tol, has_tol, map));
-  TRY(check_elements(c, m, ps, np, map, N));
-  TRY(mesh_sets(c, m, parts, ps, np, map));
+  CRD_CALL_GOTO(CRD_CALLOC(3 * (size_t)N, &xall), done);
+  CRD_CALL_GOTO(CRD_CALLOC(N, &map), done);
+  CRD_CALL_GOTO(concat_coords(c, parts, ps, np, xall), done);
+  CRD_CALL_GOTO(merge_into_model(c, m, parts, ps, np, xall, N, E, tol, has_tol, map), done);
+  CRD_CALL_GOTO(check_elements(c, m, ps, np, map, N), done);
+  CRD_CALL_GOTO(mesh_sets(c, m, parts, ps, np, map), done);
 
 done:
   free_parts(parts, ps, np);

@@ -29,6 +29,19 @@ int crd_err_trace(int code, const char *file, int line, const char *func)
 
 const char *crd_err_message(void) { return err_msg; }
 const char *crd_err_traceback(void) { return err_trace; }
+int crd_err_wrap(int code, const char *file, int line, const char *func, const char *suffix, const char *fmt, ...)
+{
+  char old[sizeof err_msg];
+  snprintf(old, sizeof old, "%s", err_msg);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(err_msg, sizeof err_msg, fmt, ap);
+  va_end(ap);
+  size_t k = n < 0 ? 0 : (size_t)n < sizeof err_msg ? (size_t)n : sizeof err_msg - 1;
+  snprintf(err_msg + k, sizeof err_msg - k, "%s%s", old, suffix ? suffix : "");
+  return crd_err_trace(code, file, line, func);
+}
+
 void crd_err_clear(void) { err_msg[0] = 0; err_trace[0] = 0; }
 
 int crd_calloc_(size_t n, size_t size, void *pptr, const char *what)

@@ -153,12 +153,10 @@ typedef struct {
  * (its own message kept as the reason). */
 static int not_posdef_error(double sigma)
 {
-  char why[512];
-  snprintf(why, sizeof why, "%s", crd_err_message()); /* CRD_ERR rewrites the buffer */
-  return CRD_ERR(CRD_ERR_INPUT,
-                 "K - sigma M with sigma = %g is not positive definite (%s): sigma must lie below "
-                 "the smallest eigenvalue (sigma < 0 for a free structure), K must be positive "
-                 "semi-definite and M positive definite", sigma, why);
+  return CRD_WRAP(CRD_ERR_INPUT,
+                  "): sigma must lie below the smallest eigenvalue (sigma < 0 for a free structure), K must be "
+                  "positive semi-definite and M positive definite",
+                  "K - sigma M with sigma = %g is not positive definite (", sigma);
 }
 
 /* A = K - sigma M on K's index arrays (A->val allocated here, freed by the

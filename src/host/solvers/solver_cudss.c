@@ -78,11 +78,8 @@ static int cds_create(void **impl)
 {
   int dev = 0;
   char name[256];
-  if (crd_backend_cuda_pick(-1, &dev, name, sizeof name)) {
-    char why[512];
-    snprintf(why, sizeof why, "%s", crd_err_message());
-    return CRD_ERR(CRD_ERR_BACKEND, "--solver cudss: %s; use --solver cholmod", why);
-  }
+  if (crd_backend_cuda_pick(-1, &dev, name, sizeof name))
+    return CRD_WRAP(CRD_ERR_BACKEND, "; use --solver cholmod", "--solver cudss: ");
   cds *s;
   CRD_CALL(CRD_CALLOC(1, &s));
   if (cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking) != cudaSuccess ||

@@ -153,11 +153,8 @@ static int cus_create(void **impl)
   int dev = 0;
   char name[256];
   /* the same device as the cuda backend (the first, or the current one) */
-  if (crd_backend_cuda_pick(-1, &dev, name, sizeof name)) {
-    char why[512];
-    snprintf(why, sizeof why, "%s", crd_err_message());
-    return CRD_ERR(CRD_ERR_BACKEND, "--solver cusolver: %s; use --solver cholmod", why);
-  }
+  if (crd_backend_cuda_pick(-1, &dev, name, sizeof name))
+    return CRD_WRAP(CRD_ERR_BACKEND, "; use --solver cholmod", "--solver cusolver: ");
   CRD_CALL(crd_cusolver_load());
   cudaGetDevice(&dev);
   cus *s;

@@ -472,6 +472,6 @@ const crd_backend_reg crd_backend_reg_cuda = {
     .name = "cuda",
     .auto_priority = 100,
     .create = crd_backend_cuda_create,
-    .on_failure = "run with --backend cpu (or --backend auto, which falls back to the CPU)"};
+    .on_failure = "; run with --backend cpu (or --backend auto, which falls back to the CPU)"};
 
 #endif /* CRD_HAVE_CUDA */
