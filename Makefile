@@ -364,12 +364,25 @@ bench-smoke: all bench-tools
 # no prerequisites, so that make does not try to rebuild on that machine.
 # The bundle is built apart (GPU_BUILD) with the device code at full
 # optimization; it lands in $(BUILD)/gpu-bundle(.tar.gz) as before.
+# Beside the full build, the binary with the device code at -O1 (the
+# everyday build's) and at -G (no device optimization), so that the check
+# tells code generation from logic; and compute-sanitizer from PyPI's
+# nvidia-cuda-sanitizer-api wheel (downloaded once into $(GPU_CACHE); the
+# bundle carries the wheel as it is).
 GPU_BUILD ?= build-gpu
+GPU_CACHE ?= build-gpu-cache
+SANITIZER_WHEEL_PKG ?= nvidia-cuda-sanitizer-api==13.*
 gpu-bundle:
 	@[ "$(CUDA)" = 1 ] || { echo "crdyn: gpu-bundle needs the CUDA build (nvcc not found; CUDA=$(CUDA))"; exit 1; }
 	@[ -z "$(CUDSS)" ] || { echo "crdyn: gpu-bundle: a cuDSS build (CUDSS_DIR) cannot travel (libcudss is 167 MB); rebuild without CUDSS_DIR"; exit 1; }
 	$(MAKE) BUILD=$(GPU_BUILD) CUDA_DEVOPT= all $(GPU_BUILD)/tests/t501-cuda $(GPU_BUILD)/bench/flopcount
-	sh profiling/gpu_bundle.sh $(GPU_BUILD) $(BUILD)/gpu-bundle
+	$(MAKE) BUILD=$(GPU_BUILD)-O1 all
+	$(MAKE) BUILD=$(GPU_BUILD)-G CUDA_DEVOPT=-G all
+	@mkdir -p $(GPU_CACHE); ls $(GPU_CACHE)/nvidia_cuda_sanitizer_api-*.whl >/dev/null 2>&1 || \
+	  pip download --no-deps -q -d $(GPU_CACHE) "$(SANITIZER_WHEEL_PKG)" || \
+	  echo "crdyn: gpu-bundle: no compute-sanitizer wheel (pip download $(SANITIZER_WHEEL_PKG) failed): the check runs without it"
+	VARIANTS="$(GPU_BUILD)-O1/crdyn:O1 $(GPU_BUILD)-G/crdyn:G" SANITIZER_WHEEL="$$(ls $(GPU_CACHE)/nvidia_cuda_sanitizer_api-*.whl 2>/dev/null | head -1)" \
+	  sh profiling/gpu_bundle.sh $(GPU_BUILD) $(BUILD)/gpu-bundle
 gpu-check:
 	sh profiling/gpu_check.sh $(BUILD)/gpu-bundle
 
@@ -386,4 +399,4 @@ info:
 	@[ "$(CUDA)" = 1 ] && echo "cuda: yes, nvcc $(NVCC) $(NVCCFLAGS)$(if $(CUDSS), cuDSS $(CUDSS_DIR))" || echo "cuda: no (CUDA=$(CUDA))"
 
 clean:
-	rm -rf $(BUILD) build-san build-fuzz $(GPU_BUILD)
+	rm -rf $(BUILD) build-san build-fuzz $(GPU_BUILD) $(GPU_BUILD)-O1 $(GPU_BUILD)-G

@@ -6,7 +6,10 @@
 # gomp, stdc++, the OpenCL loader): everything `ldd` resolves except glibc
 # itself (libc, libm, libdl, libpthread, librt, the loader) and the CUDA
 # libraries (the toolkit's).  Also the test and benchmark programs the GPU
-# check runs.
+# check runs; VARIANTS="PATH:TAG ..." adds other builds of the binary as
+# DEST/crdyn-TAG (the device code at -O1 and -G), SANITIZER_WHEEL a
+# compute-sanitizer wheel as DEST/sanitizer.whl (unpacked on the GPU
+# machine).
 #   usage: sh profiling/gpu_bundle.sh [BUILD [DEST]]   (default build build/gpu-bundle)
 # DEST/crdyn, DEST/lib/*.so*, DEST/tests/, DEST/bench/, and DEST.tar.gz (the
 # packed form that travels: `carry` takes at most 64 MiB in all).
@@ -17,6 +20,8 @@ DEST=${2:-$BUILD/gpu-bundle}
 rm -rf "$DEST"
 mkdir -p "$DEST/lib" "$DEST/tests" "$DEST/bench"
 cp "$BUILD/crdyn" "$DEST/"
+for v in $VARIANTS; do [ -x "${v%:*}" ] && cp "${v%:*}" "$DEST/crdyn-${v##*:}"; done
+[ -n "$SANITIZER_WHEEL" ] && [ -e "$SANITIZER_WHEEL" ] && cp "$SANITIZER_WHEEL" "$DEST/sanitizer.whl"
 for t in "$BUILD"/tests/t501-cuda; do [ -x "$t" ] && cp "$t" "$DEST/tests/"; done
 for b in "$BUILD"/bench/flopcount; do [ -x "$b" ] && cp "$b" "$DEST/bench/"; done
 libs() { # the resolved libraries of the binaries, minus glibc and CUDA
@@ -24,7 +29,7 @@ libs() { # the resolved libraries of the binaries, minus glibc and CUDA
     grep -Ev '^(libc|libm|libdl|libpthread|librt|libresolv|libutil|ld-linux[^ ]*)\.so' | \
     grep -Ev '^(libcuda|libcudart|libcusolver|libcusolverMg|libcusparse|libcublas|libcublasLt|libnvJitLink|libcudss[^ ]*)\.so'
 }
-bins=$(ls "$DEST/crdyn" "$DEST"/tests/* "$DEST"/bench/* 2>/dev/null)
+bins=$(ls "$DEST"/crdyn* "$DEST"/tests/* "$DEST"/bench/* 2>/dev/null)
 libs $bins | while read -r name path; do
   cp -L "$path" "$DEST/lib/$name"
 done

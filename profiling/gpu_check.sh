@@ -4,14 +4,18 @@
 # packages, so it runs the carried bundle (profiling/gpu_bundle.sh, `make
 # gpu-bundle` here: build/gpu-bundle.tar.gz, carried as that one path):
 #   1. unpack the bundle, LD_LIBRARY_PATH = its lib/ + the CUDA libraries;
-#   2. parity (must pass, CRDYN_REQUIRE_CUDA=1: a missing GPU is a failure):
+#   2. the strip implicit with rho_inf = 1 and 0.99 on every layout, with
+#      CRDYN_XCHECK (1e-10 and bit for bit) and the -O1 and -G builds
+#      (profiling/gpu_diag_implicit.sh: diag.txt), line by line;
+#   3. compute-sanitizer (memcheck, initcheck, racecheck, synccheck) on
+#      the smallest case of every kernel (profiling/gpu_sanitize.sh), from
+#      the bundle's wheel, line by line;
+#   4. parity (must pass, CRDYN_REQUIRE_CUDA=1: a missing GPU is a failure):
 #      t501-cuda (element vectors and matrices, both assemblies, the
 #      cusolver factorization against CHOLMOD) and tests/cli/cuda.sh (the
 #      flying plate and the strip histories against the CPU's to 1e-9,
 #      deterministic runs bitwise repeatable, --solver cusolver);
-#   2b. the strip implicit with rho_inf = 1 and 0.99 on every layout
-#      (profiling/gpu_diag_implicit.sh: diag.txt);
-#   3. the benchmark ladder (profiling/gpu_ladder.py) until the deadline;
+#   5. the benchmark ladder (profiling/gpu_ladder.py) until the deadline;
 #   4. results in $CRDYN_GPU_OUT (default: $OUT when set, else
 #      build/gpu-check): gpu-check.log, parity.log, ladder.json, ladder.md,
 #      nvidia-smi.txt; the short table last.
@@ -60,7 +64,16 @@ fi
 "$CRDYN" devices 2>&1 | tee -a "$LOG" | grep '^cuda' >/dev/null || say "gpu-check: crdyn sees no CUDA device"
 command -v python3 >/dev/null || say "gpu-check: python3 is missing: the history comparisons and the ladder need it"
 
-# ---- 2. parity ------------------------------------------------------------------
+# ---- 2. the implicit runs with rho_inf = 1, layout by layout (profiling/gpu_diag_implicit.sh) ----
+say "--- implicit rho_inf = 1 and 0.99 by layout, XCHECK, -O1, -G ($OUTD/diag.txt) ---"
+timeout $(( $(left) > 200 ? 100 : $(left) / 3 )) sh profiling/gpu_diag_implicit.sh "$OUTD/diag" 2>&1 | tee "$OUTD/diag.txt" | tee -a "$LOG"
+
+# ---- 3. compute-sanitizer (profiling/gpu_sanitize.sh) ----------------------------
+say "--- compute-sanitizer ($OUTD/sanitizer) ---"
+budget=$(( $(left) > 300 ? 130 : $(left) / 3 ))
+timeout $((budget + 10)) sh profiling/gpu_sanitize.sh "$BA" "$OUTD/sanitizer" $budget 2>&1 | tee "$OUTD/sanitizer.txt" | tee -a "$LOG"
+
+# ---- 4. parity ------------------------------------------------------------------
 fail=0
 P="$OUTD/parity.log"
 : >"$P"
@@ -69,19 +82,13 @@ if [ -x "$B/tests/t501-cuda" ]; then
 else
   echo "not ok - $B/tests/t501-cuda is not in the bundle" >>"$P"; fail=1
 fi
-timeout $(( $(left) > 300 ? 200 : $(left) / 2 )) sh tests/cli/cuda.sh >>"$P" 2>&1 || fail=1
+timeout $(( $(left) > 200 ? 150 : $(left) / 2 )) sh tests/cli/cuda.sh >>"$P" 2>&1 || fail=1
 npass=$(grep -c '^ok ' "$P"); nfail=$(grep -c '^not ok' "$P"); nskip=$(grep -c '^ok .*# SKIP' "$P")
 say "parity: $((npass - nskip)) passed, $nfail failed, $nskip skipped ($P)"
 grep '^not ok' "$P" | head -20 | tee -a "$LOG"
 [ "$nfail" -gt 0 ] && fail=1
 
-# ---- 2b. the implicit runs with rho_inf = 1, layout by layout (profiling/gpu_diag_implicit.sh) ----
-if [ $(left) -gt 120 ]; then
-  timeout 90 sh profiling/gpu_diag_implicit.sh "$OUTD/diag" >"$OUTD/diag.txt" 2>&1
-  say "--- implicit rho_inf = 1 by layout ($OUTD/diag.txt) ---"; tee -a "$LOG" <"$OUTD/diag.txt"
-fi
-
-# ---- 3. ladder ------------------------------------------------------------------
+# ---- 5. ladder ------------------------------------------------------------------
 deadline=$(( $(date +%s) + $(left) - 15 ))
 if [ $(left) -gt 40 ]; then
   timeout $(( $(left) - 5 )) python3 profiling/gpu_ladder.py --crdyn "$CRDYN" --out "$OUTD" --deadline $deadline \
@@ -97,9 +104,13 @@ if [ "${GPU_CHECK_NSYS:-0}" = 1 ] && command -v nsys >/dev/null && [ $(left) -gt
     "$OUTD/nsys" >"$OUTD/nsys.out" 2>&1 || say "nsys: failed (status $?), see $OUTD/nsys.out"
 fi
 
-# ---- 4. summary -----------------------------------------------------------------
+# ---- 6. summary -----------------------------------------------------------------
 say "--- parity (details in $P) ---"
 grep -E '^(not )?ok' "$P" | grep -v '# SKIP' | cut -c1-150 | tail -40 | tee -a "$LOG"
+say "--- implicit by layout (diag.txt): the failures ---"
+grep -v 'status 0 ' "$OUTD/diag.txt" | cut -c1-200 | tee -a "$LOG"
+say "--- sanitizer (sanitizer.txt) ---"
+tail -1 "$OUTD/sanitizer.txt" | tee -a "$LOG"
 say "--- ladder (results in $OUTD/ladder.json, ladder.md) ---"
 [ -e "$OUTD/ladder.out" ] && tee -a "$LOG" <"$OUTD/ladder.out"
 say "gpu-check: $( [ $fail = 0 ] && echo PASS || echo FAIL ) in $(( $(date +%s) - T0 )) s"
