@@ -43,10 +43,12 @@
 
 /* A choice between two values by a comparison, for the code the CPU also
  * runs with several elements in the lanes of a vector (src/host/
- * elem_lanes.h redefines both): there CRD_ANY_GE is true when any lane has
- * x >= t, and CRD_SEL_LT picks lane by lane.  Here, plain C. */
+ * backends/cpu/elem_lanes.h redefines them): there CRD_ANY_GE (CRD_ANY_GT)
+ * is true when any lane has x >= t (x > t), and CRD_SEL_LT picks lane by
+ * lane.  Here, plain C. */
 #ifndef CRD_ANY_GE
 #  define CRD_ANY_GE(x, t) ((x) >= (t))
+#  define CRD_ANY_GT(x, t) ((x) > (t))
 #  define CRD_SEL_LT(x, t, a, b) ((x) < (t) ? (a) : (b))
 #endif
 

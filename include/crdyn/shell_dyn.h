@@ -335,11 +335,15 @@ CRD_HD void crd_q4_mid_energy_fix(const crd_cr_frame *F, const double *X0, const
       g[12 + 3 * i + c] = f[5 * i + 3] * F->e[0][c] + f[5 * i + 4] * F->e[1][c]; /* d(f.u_L)/dp */
     }
   double cc = crd_dyn_energy_correction(xf, pf, dz, g, dU, m);
+  /* the product gated, not only its coefficient: where the correction is
+   * off (cc = 0), m may be anything (a degenerate rigid basis gives
+   * infinities), and 0 times it must not reach fG */
+  const double on = fabs(cc);
   for (int i = 0; i < 4; ++i) {
-    for (int c = 0; c < 3; ++c) fG[5 * i + c] += cc * m[3 * i + c];
+    for (int c = 0; c < 3; ++c) fG[5 * i + c] += CRD_SEL_LT(0.0, on, cc * m[3 * i + c], 0.0);
     for (int s = 0; s < 2; ++s)
-      fG[5 * i + 3 + s] += cc * (Bs[6 * i + s] * m[12 + 3 * i] + Bs[6 * i + 2 + s] * m[12 + 3 * i + 1] +
-                                 Bs[6 * i + 4 + s] * m[12 + 3 * i + 2]);
+      fG[5 * i + 3 + s] += CRD_SEL_LT(0.0, on, cc * (Bs[6 * i + s] * m[12 + 3 * i] + Bs[6 * i + 2 + s] * m[12 + 3 * i + 1] +
+                                                     Bs[6 * i + 4 + s] * m[12 + 3 * i + 2]), 0.0);
   }
 }
 
@@ -474,7 +478,9 @@ CRD_HD void crd_q4_mid_efix_dE(const crd_q4_mid_st *s, const double *X0, const d
   /* Nothing to add where the gate is shut (in every lane): E is left as
    * it is, as the zero factors below would leave it (E comes in as zeros
    * on both element paths, so the signs of its zeros are the same). */
-  if (!CRD_ANY_GE(mm, CRD_EFIX_KAPPA * dd)) return;
+  /* strict: a step with mm = dd = 0 (every first iteration from rest)
+   * adds nothing, and nothing of it (1/mm) is computed */
+  if (!CRD_ANY_GT(mm, CRD_EFIX_KAPPA * dd)) return;
   double inv = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, 1.0 / mm, 0.0);
   inv = CRD_SEL_LT(0.0, mm, inv, 0.0);
   double ccd = CRD_SEL_LT(CRD_EFIX_KAPPA * dd, mm, cc, 0.0);

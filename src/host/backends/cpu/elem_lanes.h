@@ -156,6 +156,13 @@ static inline bool crd_lanes_any_ge(crd_lanes x, crd_lanes t)
     if (m[i]) return true;
   return false;
 }
+static inline bool crd_lanes_any_gt(crd_lanes x, crd_lanes t)
+{
+  crd_lanes_mask m = x.v > t.v;
+  for (int i = 0; i < CRD_LANES; ++i)
+    if (m[i]) return true;
+  return false;
+}
 static inline crd_lanes crd_lanes_sel_lt(crd_lanes x, crd_lanes t, crd_lanes a, crd_lanes b)
 {
   return crd_lanes_blend(x.v < t.v, a, b);
@@ -163,6 +170,7 @@ static inline crd_lanes crd_lanes_sel_lt(crd_lanes x, crd_lanes t, crd_lanes a, 
 } /* namespace */
 
 #define CRD_ANY_GE(x, t) crd_lanes_any_ge((x), (t))
+#define CRD_ANY_GT(x, t) crd_lanes_any_gt((x), (t))
 #define CRD_SEL_LT(x, t, a, b) crd_lanes_sel_lt((x), (t), (a), (b))
 
 #endif
