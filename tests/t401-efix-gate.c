@@ -4,7 +4,10 @@
  * coefficient is gated to 0, and fG must stay as it was, bit for bit.  The
  * control applies the coefficient to m without the gate (what the code did
  * before) and must see the non-finite value, so the check sees the thing it
- * is named for.  A regular non-rigid step still gets its correction. */
+ * is named for.  A regular non-rigid step still gets its correction.  And
+ * the rigid basis's 6x6 Cholesky reports its smallest pivot: a basis that
+ * is not SPD (all four nodes at one point, one normal: no rotation about
+ * it) switches the correction off. */
 #include <math.h>
 #include <string.h>
 #include "tap.h"
@@ -42,5 +45,17 @@ int main(void)
   int nonfinite = 0;
   for (int q = 0; q < 24; ++q) nonfinite |= !isfinite(cc * m[q]);
   T_OK(cc == 0.0 && nonfinite, "control: the coefficient is 0 and 0 * m is not finite there (cc %g)", cc);
+
+  /* a degenerate element: four coincident nodes with one normal */
+  double x1[12] = {0}, p1[12], GtG[36], Lf[36], r[12];
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < 3; ++c) p1[3 * i + c] = c == 2 ? 1.0 : 0.0;
+  crd_dyn_rigid_r(x1, r);
+  crd_dyn_rigid_GtG(r, p1, GtG);
+  double piv = crd_dyn_chol6(GtG, Lf);
+  T_OK(!(piv > 0), "a rigid basis that is not SPD: the smallest pivot %g is not positive", piv);
+  for (int q = 0; q < 24; ++q) dz[q] = 1e-3 * (q + 1), g[q] = 0.1;
+  cc = crd_dyn_energy_correction(x1, p1, dz, g, 0.5, m);
+  T_OK(cc == 0.0, "and the correction is off there (cc %g)", cc);
   return T_DONE();
 }

@@ -29,13 +29,16 @@
 #include "crdyn/cr_frame.h"
 
 /* The Cholesky factor of the 6x6 SPD A (L in the lower triangle of Lf;
- * a non-positive pivot becomes 1e-300). */
-CRD_HD void crd_dyn_chol6(const double *Ain, double *A)
+ * a non-positive pivot becomes 1e-300, so that the factor stays finite).
+ * Returns the smallest pivot before its square root: > 0 for an SPD A. */
+CRD_HD double crd_dyn_chol6(const double *Ain, double *A)
 {
+  double pmin = 0.0;
   for (int a = 0; a < 36; ++a) A[a] = Ain[a];
   for (int j = 0; j < 6; ++j) {
     double d = A[6 * j + j];
     for (int k = 0; k < j; ++k) d -= A[6 * j + k] * A[6 * j + k];
+    pmin = j == 0 ? d : CRD_SEL_LT(pmin, d, pmin, d); /* a NaN pivot is kept */
     d = d > 0 ? sqrt(d) : 1e-300;
     A[6 * j + j] = d;
     for (int i = j + 1; i < 6; ++i) {
@@ -44,6 +47,7 @@ CRD_HD void crd_dyn_chol6(const double *Ain, double *A)
       A[6 * i + j] = v / d;
     }
   }
+  return pmin;
 }
 
 /* x = A^-1 b from the factor of crd_dyn_chol6. */
@@ -62,12 +66,14 @@ CRD_HD void crd_dyn_chol6_solve(const double *A, const double *b, double *x)
   }
 }
 
-/* Solve the 6x6 SPD system A x = b (Cholesky, in place of a copy). */
-CRD_HD void crd_dyn_solve6(const double *Ain, const double *b, double *x)
+/* Solve the 6x6 SPD system A x = b (Cholesky, in place of a copy); returns
+ * the smallest pivot (crd_dyn_chol6). */
+CRD_HD double crd_dyn_solve6(const double *Ain, const double *b, double *x)
 {
   double A[36];
-  crd_dyn_chol6(Ain, A);
+  double pmin = crd_dyn_chol6(Ain, A);
   crd_dyn_chol6_solve(A, b, x);
+  return pmin;
 }
 
 /* The rigid motions of the midpoint state as a 24 x 6 matrix G, used
@@ -164,7 +170,7 @@ CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, cons
   crd_dyn_rigid_r(xf, r);
   crd_dyn_rigid_GtG(r, pf, GtG);
   crd_dyn_rigid_Gt(r, pf, dz, Gtd);
-  crd_dyn_solve6(GtG, Gtd, al);
+  double piv = crd_dyn_solve6(GtG, Gtd, al);
   crd_dyn_rigid_G(r, pf, al, Gal);
   double mm = 0.0, dd = 0.0, gd = 0.0;
   for (int q = 0; q < 24; ++q) {
@@ -178,6 +184,7 @@ CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, cons
    * (crd_hd.h) so that the lanes of a CPU batch need not agree */
   double cc = (dU - gd) / mm;
   cc = CRD_SEL_LT(CRD_CORR_KAPPA * dd, mm, cc, 0.0);
+  cc = CRD_SEL_LT(0.0, piv, cc, 0.0); /* no correction on a rigid basis that is not SPD (a degenerate element) */
   return CRD_SEL_LT(0.0, mm, cc, 0.0);
 }
 
