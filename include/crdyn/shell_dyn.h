@@ -147,21 +147,17 @@ CRD_HD void crd_dyn_rigid_GtG(const double *r, const double *pf, double *A)
  * rotation of the mean state), and is left alone.
  * So is a step whose non-rigid part is below 1e-4 of the step (|m|^2 <=
  * CRD_CORR_KAPPA |dz|^2): there c is the quotient of two small numbers whose
- * derivative the Newton matrix does not have, and Newton stalls (measured: a
- * free plate spinning at w = (0.3, 0, 2), h = 0.01, stalled at 1e-4 of the
- * residual scale; with the threshold it converges in 4 iterations and its
- * energy stays constant to 4.6e-13, the flying L-plate's to 3.7e-14 as
- * before: the midpoint-rule error left in those elements is of the order
- * of |m| times the step's rotation squared).
+ * derivative the Newton matrix does not have, and Newton stalls on a fast
+ * spin without the threshold (docs/dynamics.md §6, the measurements); the
+ * midpoint-rule error left in those elements is of the order of |m| times
+ * the step's rotation squared.
  * g (24): the 3-vector forces; m out (24); returns c. */
 #define CRD_CORR_KAPPA 1e-8
 /* The derivative of the correction (crd_q4_mid_efix_dE) goes into the
  * Newton matrix only where |m|^2 > CRD_EFIX_KAPPA |dz|^2: below, its
  * relative O(|dz|) approximations, amplified by |dz|/|m|, make Newton
- * worse than without it (docs/dynamics.md §2: the hub with rigid panels
- * diverges at 1e-6 and at 1e-8, the free spinning panels take 4.07
- * iterations a step at 1e-8 against 3.06 at 1e-5; the flying plate 3.96
- * at 1e-5, 4.04 at 1e-4). */
+ * worse than without it (docs/dynamics.md §2 compares the thresholds on
+ * the hub, the spinning panels and the flying plate). */
 #define CRD_EFIX_KAPPA 1e-5
 CRD_HD double crd_dyn_energy_correction(const double *xf, const double *pf, const double *dz, const double *g,
                                         double dU, double *m)

@@ -27,11 +27,10 @@
 
 /* CHOLMOD 3 (SuiteSparse 5.x, Debian 12) runs loops of its supernodal
  * factorization under a fixed num_threads(CHOLMOD_OMP_NUM_THREADS = 4)
- * clause, whatever the caller's thread count: on 2 cores, beside
+ * clause, whatever the caller's thread count: on few cores, beside
  * OpenBLAS's own threads, every supernode then oversubscribes the machine
- * (measured on the 100x100 plate, 50k DOFs, default environment: a Newton
- * iteration 0.43 s with --threads 2, 0.49 s with --threads 1; 0.20 s and
- * 0.25 s with this).  With max-active-levels 0 for the call no
+ * (the measurements: profiling/README.md, "Small models and threads").
+ * With max-active-levels 0 for the call no
  * region can be active: those loops run on the calling thread; the dense
  * kernels keep the BLAS's threads. */
 #ifdef _OPENMP
@@ -50,18 +49,13 @@
 
 void openblas_set_num_threads(int n); /* OpenBLAS's (the Makefile links -lopenblas) */
 
-/* The BLAS's threads pay only on large supernodes.  Below
- * CRD_BLAS_THREAD_FLOPS per factorization a run is faster with one: on 2
- * cores (--threads 2, default environment, 2026-12-07) a Newton iteration
- * of the free cylindrical panel (2.5e6 flops a factorization) took 3.5-3.7
- * ms with the BLAS on 2 threads and 1.97 ms on 1 (refactorization 2.1 ->
- * 0.66 ms: OpenBLAS's workers split the small supernodes' kernels and
- * spin between calls on the core the element loop wants), the 24x24 plate
- * (2.7e7) 7.4 -> 5.5 ms, the 48x48 plate (2.3e8) 27-33 -> 23-25 ms; the
- * 100x100 plate (2.3e9) 148-164 -> 156-166 ms, its refactorization 127-139
- * -> 137-148 ms: threads win from about there.  The solver's analyse sets
- * the count for the process (OpenBLAS has one); blas_threads_max is the
- * run's --threads. */
+/* The BLAS's threads pay only on large supernodes: below
+ * CRD_BLAS_THREAD_FLOPS per factorization a run is faster with one thread
+ * (OpenBLAS's workers split the small supernodes' kernels and spin between
+ * calls on the core the element loop wants; the measurements, plate by
+ * plate: profiling/README.md, "Small models and threads").  The solver's
+ * analyse sets the count for the process (OpenBLAS has one);
+ * blas_threads_max is the run's --threads. */
 #define CRD_BLAS_THREAD_FLOPS 1e9
 static int blas_threads_max = 0;
 

@@ -12,9 +12,8 @@
  * order (and in reverse for the backward sweep).  Column by column, not
  * four columns at a time with one pass over w for the four: a supernode's
  * values are contiguous, and one stream through them is what the
- * hardware prefetcher follows (four interleaved column streams: 13 ms a
- * solve on the bench plate, one stream: 9.5 ms, cholmod_solve2 16.5 ms;
- * w is in L1 either way). */
+ * hardware prefetcher follows (four interleaved column streams were
+ * slower: profiling/README.md; w is in L1 either way). */
 #include "super_solve.h"
 
 /* The per-supernode kernels are built for the generic target and for

@@ -2,14 +2,12 @@
  * (L L^T = A), in CHOLMOD's supernodal layout, for one right-hand side.
  *
  * Why not cholmod_solve2: for one column it runs a dtrsv and a dgemv per
- * supernode through the BLAS plus a gather and scatter in separate passes;
- * on the bench's 100x100 plate (2972 supernodes of 5-128 columns, 9.3e6
- * stored values) that is ~15 ms a solve where reading L twice at the
- * triad rate takes ~5 ms.  Here each supernode's rows are gathered once
- * into a dense vector, its columns applied to it one after the other
- * (the supernode's values read as one stream) and the vector scattered
- * back: each sweep
- * streams L once; 9.5 ms a solve (profiling/README.md). */
+ * supernode through the BLAS plus a gather and scatter in separate passes,
+ * several times the time of reading L at the memory's rate.  Here each
+ * supernode's rows are gathered once into a dense vector, its columns
+ * applied to it one after the other (the supernode's values read as one
+ * stream) and the vector scattered back: each sweep streams L once (the
+ * measurements: profiling/README.md). */
 #ifndef CRDYN_SUPER_SOLVE_H
 #define CRDYN_SUPER_SOLVE_H
 
