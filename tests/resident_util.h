@@ -99,7 +99,7 @@ static double rel_vec(const double *a, const double *b, size_t n)
 
 static void resident_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, const double *Q, const char *mode)
 {
-  if (!cu->ops->ex_begin || !cu->ops->ex_steps || !cu->ops->ex_measure || !cu->ops->ex_sync || !cu->ops->ex_end) {
+  if (!cu->ops->ex) {
     T_OK(0, "[%s] the CUDA backend has the resident explicit ops", mode);
     return;
   }
@@ -150,21 +150,21 @@ static void resident_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, 
   su.nw = 3; su.w_idx = c.w_idx; su.w_load = c.w_load; su.w_a = c.w_a; su.w_b = c.w_b;
   su.npres = 1; su.pres_idx = c.pres_idx;
   crd_ex_measure mc, mh;
-  int rc = cu->ops->ex_begin(cu, pb, &su);
+  int rc = cu->ops->ex->begin(cu, pb, &su);
   /* two calls, 2 steps then the other 4 (the factor tables grow; the status is reset per call) */
   crd_ex_steps_in in1 = {2, c.fac, c.facw, c.pres}, in2 = {EX_K - 2, c.fac + 2, c.facw + 2, c.pres + 2};
-  if (!rc) rc = cu->ops->ex_steps(cu, &in1);
-  if (!rc) rc = cu->ops->ex_measure(cu, &mc);
-  if (!rc) rc = cu->ops->ex_steps(cu, &in2);
-  if (!rc) rc = cu->ops->ex_measure(cu, &mc);
+  if (!rc) rc = cu->ops->ex->steps(cu, &in1);
+  if (!rc) rc = cu->ops->ex->measure(cu, &mc);
+  if (!rc) rc = cu->ops->ex->steps(cu, &in2);
+  if (!rc) rc = cu->ops->ex->measure(cu, &mc);
   /* the device state into fresh arrays, the host's steps on pb and c */
   double *dv[4];
   for (int k = 0; k < 4; ++k) dv[k] = calloc(3 * nn, 8);
   double *dd = calloc(3 * nn, 8), *dp = calloc(3 * nn, 8);
   int *dl = calloc(nn, sizeof(int));
   crd_ex_state got = {dd, dp, dv[0], dv[1], dv[2], dv[3], dl};
-  if (!rc) rc = cu->ops->ex_sync(cu, &got);
-  cu->ops->ex_end(cu);
+  if (!rc) rc = cu->ops->ex->sync(cu, &got);
+  cu->ops->ex->end(cu);
   T_OK(rc == 0, "[%s] resident explicit loop: %d steps on the device%s%s", mode, EX_K, rc ? ": " : "",
        rc ? crd_err_message() : "");
   int rh = ex_host_steps(pb, cpu, &c, &mh);
@@ -196,7 +196,7 @@ static void resident_parity(crd_problem *pb, crd_backend *cpu, crd_backend *cu, 
  * 0 with the CPU's element and message (rc_cpu, msg_cpu of its eval). */
 static void resident_failure(crd_problem *pb, crd_backend *dev, int rc_cpu, const char *msg_cpu)
 {
-  if (!dev->ops->ex_begin) {
+  if (!dev->ops->ex) {
     T_OK(0, "the %s backend has the resident explicit ops", dev->ops->name);
     return;
   }
@@ -213,10 +213,10 @@ static void resident_failure(crd_problem *pb, crd_backend *dev, int rc_cpu, cons
   su.mlump = one; su.plump = one; su.rot_scale = 1.0; su.dt = 1e-4; su.locked = pb->locked; su.nload = 0;
   crd_ex_steps_in in = {3, fac, fac, pres};
   crd_ex_measure ms;
-  int rc = dev->ops->ex_begin(dev, pb, &su);
-  if (!rc) rc = dev->ops->ex_steps(dev, &in);
-  if (!rc) rc = dev->ops->ex_measure(dev, &ms);
-  dev->ops->ex_end(dev);
+  int rc = dev->ops->ex->begin(dev, pb, &su);
+  if (!rc) rc = dev->ops->ex->steps(dev, &in);
+  if (!rc) rc = dev->ops->ex->measure(dev, &ms);
+  dev->ops->ex->end(dev);
   if (rc) {
     T_OK(0, "resident loop with an inverted element: %s", crd_err_message());
   } else {

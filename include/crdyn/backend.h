@@ -49,13 +49,13 @@ typedef struct crd_mid_out {
 
 
 /* ---- the device-resident explicit loop (optional ops) -------------------
- * explicit.c (crd_explicit_stage) asks for it when all three of ex_begin,
- * ex_steps, ex_measure are set and the stage's loads are of the kinds the
+ * explicit.c (crd_explicit_stage) asks for it when the backend has the
+ * table (ops->ex) and the stage's loads are of the kinds the
  * tables below carry (nodal forces and gravity with amplitudes, prescribed
  * translations); otherwise (NULL ops, moments, follower pressure, the NaN
  * test hook) it runs the host loop and says why in the log.  The per-node
  * physics is include/crdyn/explicit_node.h, the element work elem_eval.h:
- * a backend runs, per step j of ex_steps, in this order
+ * a backend runs, per step j of ex->steps, in this order
  *   1. per node: vh = v + dt/2 a, wh = w + dt/2 wa, d_prev = d,
  *      crd_exn_advance, then (after 2.) crd_exn_switch unless locked, and
  *      the predicted rate w = wh + dt/2 wa;
@@ -112,6 +112,20 @@ typedef struct crd_ex_measure {
 
 typedef struct crd_backend crd_backend;
 
+/* The resident explicit loop of a backend, its own table: begin uploads
+ * the state, masses and load tables of a stage; steps advances k steps on
+ * the device; measure brings the measures of the last step back; sync the
+ * state (into the arrays of begin's setup.st) for output, checkpoints and
+ * the stage end; end frees the stage's device buffers (also after a
+ * failure). */
+typedef struct crd_backend_ex_ops {
+  int (*begin)(crd_backend *be, struct crd_problem *pb, const crd_ex_setup *setup);
+  int (*steps)(crd_backend *be, const crd_ex_steps_in *in);
+  int (*measure)(crd_backend *be, crd_ex_measure *out);
+  int (*sync)(crd_backend *be, crd_ex_state *st);
+  void (*end)(crd_backend *be);
+} crd_backend_ex_ops;
+
 typedef struct crd_backend_ops {
   const char *name;
   void (*destroy)(crd_backend *be);
@@ -122,17 +136,8 @@ typedef struct crd_backend_ops {
   /* The implicit midpoint residual parts and K_eff into pb->K (want_K). */
   int (*eval_mid)(crd_backend *be, struct crd_problem *pb, const crd_mid_in *in, int want_K,
                   crd_mid_out *out);
-  /* The resident explicit loop (NULL: the host loop).  ex_begin uploads
-   * the state, masses and load tables of a stage; ex_steps advances k
-   * steps on the device; ex_measure brings the measures of the last step
-   * back; ex_sync the state (into the arrays of ex_begin's setup.st) for
-   * output, checkpoints and the stage end; ex_end frees the stage's
-   * device buffers (also after a failure). */
-  int (*ex_begin)(crd_backend *be, struct crd_problem *pb, const crd_ex_setup *setup);
-  int (*ex_steps)(crd_backend *be, const crd_ex_steps_in *in);
-  int (*ex_measure)(crd_backend *be, crd_ex_measure *out);
-  int (*ex_sync)(crd_backend *be, crd_ex_state *st);
-  void (*ex_end)(crd_backend *be);
+  /* The resident explicit loop (NULL: the host loop). */
+  const crd_backend_ex_ops *ex;
 } crd_backend_ops;
 
 struct crd_backend {

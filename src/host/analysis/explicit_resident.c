@@ -89,7 +89,7 @@ static int build_tables(const crd_run *r, tables *t)
 int crd_explicit_resident_usable(const crd_run *r, char *why, size_t n)
 {
   const crd_backend_ops *op = r->pb->be->ops;
-  if (!op->ex_begin || !op->ex_steps || !op->ex_measure || !op->ex_sync || !op->ex_end) {
+  if (!op->ex) {
     snprintf(why, n, "the %s backend has no resident explicit loop", op->name);
     return -1;
   }
@@ -128,7 +128,7 @@ typedef struct sync_ctx {
 static int ckpt_sync(void *ctx)
 {
   sync_ctx *c = ctx;
-  return c->be->ops->ex_sync(c->be, c->st);
+  return c->be->ops->ex->sync(c->be, c->st);
 }
 
 /* The driver's state across the calls of a stage: the load tables, the
@@ -233,8 +233,8 @@ static int device_steps(resident *rs, int n, int k, crd_ex_measure *ms)
   const crd_ex_loop *lp = rs->lp;
   crd_backend *be = rs->be;
   crd_ex_steps_in in = {k, rs->fac, rs->facw, rs->pres};
-  CRD_CALL(be->ops->ex_steps(be, &in));
-  CRD_CALL(be->ops->ex_measure(be, ms));
+  CRD_CALL(be->ops->ex->steps(be, &in));
+  CRD_CALL(be->ops->ex->measure(be, ms));
   if (ms->bad_step < 0) return 0;
   int bad_n = n + 1 + ms->bad_step;
   double tb1 = (bad_n == lp->nsteps) ? lp->st->t_end : lp->t0 + bad_n * lp->dt;
@@ -287,7 +287,7 @@ static int record_call(resident *rs, const crd_ex_measure *ms, int n, int k, dou
   double tl0 = lp->t0 + (n - 1) * lp->dt; /* the time of the step before the last */
   int row = n == lp->nsteps || crd_output_row_due(o, dy->step, tl0, dy->t);
   int on_host = n == lp->nsteps || (row && o->nprobes > 0) || crd_output_frame_due(o, dy->step, tl0, dy->t);
-  if (on_host) CRD_CALL(rs->be->ops->ex_sync(rs->be, &rs->su.st));
+  if (on_host) CRD_CALL(rs->be->ops->ex->sync(rs->be, &rs->su.st));
   CRD_CALL(crd_run_record_resident(r, dy->step, dy->t, dy->kinetic, dy->strain, dy->L, dy->J, n == lp->nsteps,
                                    on_host));
   if (n % lp->every == 0 || n == lp->nsteps)
@@ -327,7 +327,7 @@ int crd_explicit_resident(const crd_ex_loop *lp)
   int rc = 0, begun = 0;
   if ((rc = build_tables(r, &rs.tb))) goto out;
   fill_setup(&rs);
-  if ((rc = rs.be->ops->ex_begin(rs.be, r->pb, &rs.su))) goto out;
+  if ((rc = rs.be->ops->ex->begin(rs.be, r->pb, &rs.su))) goto out;
   begun = 1;
   sync_ctx sc = {rs.be, &rs.su.st};
   r->ckpt_sync = ckpt_sync;
@@ -339,7 +339,7 @@ int crd_explicit_resident(const crd_ex_loop *lp)
 out:
   r->ckpt_sync = NULL;
   r->ckpt_sync_ctx = NULL;
-  if (begun) rs.be->ops->ex_end(rs.be);
+  if (begun) rs.be->ops->ex->end(rs.be);
   tables_free(&rs.tb);
   free(rs.fac); free(rs.facw); free(rs.pres);
   return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;

@@ -29,7 +29,7 @@
 
 typedef struct xc {
   crd_backend *dev, *cpu;
-  crd_backend_ops ops;          /* the device's name and ex_* ops, the checking eval and eval_mid */
+  crd_backend_ops ops;          /* the device's name and ex ops, the checking eval and eval_mid */
   double *F, *Fin, *fg, *fin, *E, *ke; /* the CPU's outputs */
   double tol;                   /* relative; 0: bit for bit */
   long nevals;                  /* comparisons made (named in the message) */
@@ -166,17 +166,19 @@ static int xc_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, i
   do {                           \
     xc *x = be->impl;            \
     xc_sync(be);                 \
-    return x->dev->ops->op(x->dev, __VA_ARGS__); \
+    return x->dev->ops->ex->op(x->dev, __VA_ARGS__); \
   } while (0)
-static int xc_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *s) { XC_FWD(ex_begin, pb, s); }
-static int xc_ex_steps(crd_backend *be, const crd_ex_steps_in *in) { XC_FWD(ex_steps, in); }
-static int xc_ex_measure(crd_backend *be, crd_ex_measure *o) { XC_FWD(ex_measure, o); }
-static int xc_ex_sync(crd_backend *be, crd_ex_state *st) { XC_FWD(ex_sync, st); }
+static int xc_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *s) { XC_FWD(begin, pb, s); }
+static int xc_ex_steps(crd_backend *be, const crd_ex_steps_in *in) { XC_FWD(steps, in); }
+static int xc_ex_measure(crd_backend *be, crd_ex_measure *o) { XC_FWD(measure, o); }
+static int xc_ex_sync(crd_backend *be, crd_ex_state *st) { XC_FWD(sync, st); }
 static void xc_ex_end(crd_backend *be)
 {
   xc *x = be->impl;
-  x->dev->ops->ex_end(x->dev);
+  x->dev->ops->ex->end(x->dev);
 }
+static const crd_backend_ex_ops xc_ex_ops = {.begin = xc_ex_begin, .steps = xc_ex_steps, .measure = xc_ex_measure,
+                                             .sync = xc_ex_sync, .end = xc_ex_end};
 
 /* CRDYN_XCHECK_TOL: a relative tolerance >= 0 (0: bit for bit) */
 static int xc_tolerance(xc *x)
@@ -211,11 +213,7 @@ int crd_backend_xcheck_wrap(crd_problem *pb, crd_backend **be)
   x->ops.destroy = xc_destroy;
   x->ops.eval = xc_eval;
   x->ops.eval_mid = xc_eval_mid;
-  x->ops.ex_begin = dev->ops->ex_begin ? xc_ex_begin : NULL;
-  x->ops.ex_steps = dev->ops->ex_steps ? xc_ex_steps : NULL;
-  x->ops.ex_measure = dev->ops->ex_measure ? xc_ex_measure : NULL;
-  x->ops.ex_sync = dev->ops->ex_sync ? xc_ex_sync : NULL;
-  x->ops.ex_end = dev->ops->ex_end ? xc_ex_end : NULL;
+  x->ops.ex = dev->ops->ex ? &xc_ex_ops : NULL;
   w->ops = &x->ops;
   w->impl = x;
   w->deterministic = dev->deterministic;

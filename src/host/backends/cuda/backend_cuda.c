@@ -406,15 +406,13 @@ static int cu_ex_measure(crd_backend *be, crd_ex_measure *out) { return crd_cux_
 static int cu_ex_sync(crd_backend *be, crd_ex_state *st) { return crd_cux_sync(((cu *)be->impl)->ex, st); }
 static void cu_ex_end(crd_backend *be) { crd_cux_end(&((cu *)be->impl)->ex); }
 
-static const crd_backend_ops cu_ops = {.name = "cuda",
-                                       .destroy = cu_destroy,
-                                       .eval = cu_eval,
-                                       .eval_mid = cu_eval_mid,
-                                       .ex_begin = cu_ex_begin,
-                                       .ex_steps = cu_ex_steps,
-                                       .ex_measure = cu_ex_measure,
-                                       .ex_sync = cu_ex_sync,
-                                       .ex_end = cu_ex_end};
+static const crd_backend_ex_ops cu_ex_ops = {.begin = cu_ex_begin,
+                                             .steps = cu_ex_steps,
+                                             .measure = cu_ex_measure,
+                                             .sync = cu_ex_sync,
+                                             .end = cu_ex_end};
+static const crd_backend_ops cu_ops = {.name = "cuda", .destroy = cu_destroy, .eval = cu_eval, .eval_mid = cu_eval_mid,
+                                       .ex = &cu_ex_ops};
 
 int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
 {

@@ -659,15 +659,13 @@ static int ocl_ex_sync(crd_backend *be, crd_ex_state *st)
   return 0;
 }
 
-static const crd_backend_ops ocl_ops = {.name = "opencl",
-                                        .destroy = ocl_destroy,
-                                        .eval = ocl_eval,
-                                        .eval_mid = ocl_eval_mid,
-                                        .ex_begin = ocl_ex_begin,
-                                        .ex_steps = ocl_ex_steps,
-                                        .ex_measure = ocl_ex_measure,
-                                        .ex_sync = ocl_ex_sync,
-                                        .ex_end = ocl_ex_end};
+static const crd_backend_ex_ops ocl_ex_ops = {.begin = ocl_ex_begin,
+                                              .steps = ocl_ex_steps,
+                                              .measure = ocl_ex_measure,
+                                              .sync = ocl_ex_sync,
+                                              .end = ocl_ex_end};
+static const crd_backend_ops ocl_ops = {.name = "opencl", .destroy = ocl_destroy, .eval = ocl_eval,
+                                        .eval_mid = ocl_eval_mid, .ex = &ocl_ex_ops};
 
 int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
 {
