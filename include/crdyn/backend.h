@@ -179,6 +179,10 @@ typedef struct crd_backend_reg {
 } crd_backend_reg;
 extern const crd_backend_reg crd_backend_reg_cpu, crd_backend_reg_opencl, crd_backend_reg_cuda;
 
+/* The section of every element as the element code reads it (E, nu, h at
+ * 3 e; crd_q4_mat_at), the table every backend hands its element code. */
+void crd_backend_section_table(const struct crd_problem *pb, double *mat);
+
 /* Backends */
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);
 int crd_backend_opencl_create(struct crd_problem *pb, int device, crd_backend **be);

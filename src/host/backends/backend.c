@@ -105,6 +105,17 @@ int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backen
   return 0;
 }
 
+void crd_backend_section_table(const crd_problem *pb, double *mat)
+{
+  const crd_model *m = pb->m;
+  for (int e = 0; e < pb->ne; ++e) {
+    const crd_section *s = &m->sections[m->elem_section[e]];
+    mat[3 * e] = s->E;
+    mat[3 * e + 1] = s->nu;
+    mat[3 * e + 2] = s->thickness;
+  }
+}
+
 void crd_backend_destroy(crd_backend **pbe)
 {
   crd_backend *be = *pbe;

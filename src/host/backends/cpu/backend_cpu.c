@@ -194,12 +194,7 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
     return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   }
   const crd_model *m = pb->m;
-  for (int e = 0; e < pb->ne; ++e) {
-    const crd_section *sc = &m->sections[m->elem_section[e]];
-    ci->mat[3 * e] = sc->E;
-    ci->mat[3 * e + 1] = sc->nu;
-    ci->mat[3 * e + 2] = sc->thickness;
-  }
+  crd_backend_section_table(pb, ci->mat);
   crd_elem_geo_build(pb->ne, m->quads, m->x, pb->p0, ci->geo);
   ci->isa = isa;
   be->ops = &cpu_ops;

@@ -141,12 +141,7 @@ static int upload_model(cu *c, const crd_problem *pb)
   size_t nn = (size_t)pb->nn, ne = (size_t)pb->ne, neq = (size_t)pb->neq, nnz = (size_t)c->nnz;
   double *mat;
   CRD_CALL(CRD_CALLOC(3 * ne, &mat));
-  for (size_t e = 0; e < ne; ++e) {
-    const crd_section *s = &m->sections[m->elem_section[e]];
-    mat[3 * e] = s->E;
-    mat[3 * e + 1] = s->nu;
-    mat[3 * e + 2] = s->thickness;
-  }
+  crd_backend_section_table(pb, mat);
   int rc = 0;
   if ((rc = DALLOC(c->quads, sizeof(int) * 4 * ne, m->quads, "quads")) ||
       (rc = DALLOC(c->x, sizeof(double) * 3 * nn, m->x, "x")) ||

@@ -244,12 +244,7 @@ static int upload_model(ocl *o, const crd_problem *pb)
   size_t nn = (size_t)pb->nn, ne = (size_t)pb->ne;
   double *mat;
   CRD_CALL(CRD_CALLOC(3 * ne, &mat));
-  for (size_t e = 0; e < ne; ++e) {
-    const crd_section *s = &m->sections[m->elem_section[e]];
-    mat[3 * e] = s->E;
-    mat[3 * e + 1] = s->nu;
-    mat[3 * e + 2] = s->thickness;
-  }
+  crd_backend_section_table(pb, mat);
   int *fptr = NULL, *fidx = NULL, *kptr = NULL, *kidx = NULL;
   int rc = 0;
   if ((rc = crd_map_invert(pb->elem_eq, 20 * ne, pb->neq, &fptr, &fidx)) ||
