@@ -131,10 +131,12 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
  * (Irons: the largest element frequency bounds the mesh's), and the
  * element that sets it (*elem, may be NULL; -1 for a model without one). */
 double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale, int *elem);
-/* Refuse a given explicit step above the stable estimate dt_stable, set by
- * element `elem`: the message names the stage's dt key, both steps and the
- * element with its nodes.  `where` says of which state the estimate is. */
-int crd_explicit_check_dt(const crd_problem *pb, int istage, double dt, double dt_stable, int elem,
-                          const char *where);
+/* The step of explicit stage istage (len long) at the current state: the
+ * dt given, or the safety factor of the stable estimate (*dt_stable).  A
+ * given dt above the estimate is refused, naming the element that sets it
+ * (unless unstable_ok: a test hook), and so is a stage of more than
+ * CRD_MAX_STAGE_STEPS steps.  `where` says of which state the estimate is. */
+int crd_explicit_choose_dt(const crd_dyn *dy, const crd_problem *pb, const crd_stage *st, int istage, double len,
+                           int unstable_ok, const char *where, double *dt, double *dt_stable);
 
 #endif

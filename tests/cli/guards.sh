@@ -3,7 +3,8 @@
 #   - an explicit stage whose given dt exceeds the stable estimate is
 #     refused by check and by run before the first step, naming dt, the
 #     estimate and the element; a dt just below it runs;
-#   - crdyn check prints per stage the step, the steps, rows and frames;
+#   - crdyn check prints per stage the step, the steps, rows and frames,
+#     the counts the run writes;
 #     a stage of more steps than the counters hold is refused;
 #   - clamped requests say so: modes above what the model has, an implicit
 #     dt above the stage's length, a given explicit dt shortened to divide
@@ -54,6 +55,13 @@ steps=$(echo "$out" | sed -n 's/^stage 0 .*, \([0-9]*\) steps.*/\1/p')
 "$CRDYN" run tests/restart/strip_two_stage.json --out "$T/s2" --quiet >/dev/null 2>&1
 real=$(awk -F, 'NR > 1 && $NF == 1' "$T/s2/history.csv" | tail -1 | cut -d, -f1)
 check "[ '$steps' = '$real' ]" "check's explicit step count is the run's ($steps, run $real)"
+# rows and frames by step and by time together, where step and time
+# multiples meet and a stage ends on one: check counts what the run writes
+variant mixed "c['output'] = dict(history_every=7, history_dt=0.01, vtk_every=100, vtk_dt=0.01)"
+plan=$("$CRDYN" check "$T/mixed.json" | sed -n 's/^in all .*, \([0-9]*\) history rows, \([0-9]*\) frames/\1 \2/p')
+"$CRDYN" run "$T/mixed.json" --out "$T/mx" --quiet >/dev/null 2>&1
+got=$(python3 -c "import json; c = json.load(open('$T/mx/summary.json'))['counts']; print(c['history_rows'], c['frames'])")
+check "[ -n '$plan' ] && [ '$plan' = '$got' ]" "check's history rows and frames are the run's (check: $plan; run: $got)"
 variant billion "c['analysis']['stages'] = [dict(integrator='implicit', t_end=1.0, dt=1e-9)]"
 out=$("$CRDYN" check "$T/billion.json")
 check "echo \"\$out\" | grep -q '1000000000 steps'" "a stage of 1e9 steps is visible in check: $(echo "$out" | grep '^stage')"

@@ -16,22 +16,36 @@
 #include "crdyn/error.h"
 #include "crdyn/run.h"
 
-/* Multiples of `every` steps in steps (s0, s1]. */
-static double by_step(int every, double s0, double s1)
-{
-  return every > 0 ? floor(s1 / every) - floor(s0 / every) : 0.0;
-}
+/* Steps counted one by one; a longer stage gets an upper bound. */
+#define CRD_PLAN_WALK 10000000L
 
-/* Rows (or frames) of steps s0 < s <= s1 over times (t0, t1]: those due by
- * step and those due by time, at most one a step, and the stage's last
- * step, which always writes a row (rows = 1) or, with frames on, a frame. */
-static double outputs(int every, double every_dt, double s0, double s1, double t0, double t1, int force_last)
+typedef struct plan_count {
+  double rows, frames;
+  int bound; /* the counts are upper bounds, not the counts */
+} plan_count;
+
+/* The history rows and frames of the n steps after step s0, from time t0
+ * by dt, the last one ending at t1: each step as the run decides it
+ * (crd_output_row_due, crd_output_frame_due; the stage's last step always
+ * writes both).  Beyond CRD_PLAN_WALK steps: the steps due by step count
+ * plus the multiples of the time interval, plus the last. */
+static void count_outputs(const crd_output *o, long s0, long n, double t0, double dt, double t1, plan_count *c)
 {
-  double n = by_step(every, s0, s1);
-  if (every_dt > 0) n += floor(t1 / every_dt + 1e-9) - floor(t0 / every_dt + 1e-9);
-  if (n > s1 - s0) n = s1 - s0;
-  if (force_last && !(every > 0 && fmod(s1, every) == 0)) n += 1;
-  return n;
+  const int frames = crd_output_has_frames(o);
+  if (n > CRD_PLAN_WALK) {
+    double ns = o->history_every > 0 ? floor((double)n / o->history_every) + 1 : 1;
+    double nf = o->vtk_every > 0 ? floor((double)n / o->vtk_every) + 1 : 1;
+    if (o->history_dt > 0) ns += floor((t1 - t0) / o->history_dt) + 1;
+    if (o->vtk_dt > 0) nf += floor((t1 - t0) / o->vtk_dt) + 1;
+    c->rows += fmin(ns, (double)n), c->frames += frames ? fmin(nf, (double)n) : 0.0, c->bound = 1;
+    return;
+  }
+  for (long q = 1; q <= n; ++q) {
+    int step = (int)(s0 + q), last = q == n;
+    double tp = t0 + (double)(q - 1) * dt, tq = last ? t1 : t0 + (double)q * dt;
+    c->rows += last || crd_output_row_due(o, step, tp, tq);
+    c->frames += frames && (last || crd_output_frame_due(o, step, tp, tq));
+  }
 }
 
 static void print_sets(const crd_model *m)
@@ -43,51 +57,39 @@ static void print_sets(const crd_model *m)
   if (m->nsets == 0) printf(" none\n");
 }
 
-/* One explicit stage: the step (given or estimated), refused above the
- * estimate. */
-static int explicit_step(const crd_run *r, const crd_dyn *dy, const crd_stage *st, int s, double len, double *dt,
-                         double *dt_stable)
-{
-  int emax;
-  *dt_stable = crd_explicit_stable_dt(dy, r->pb, st->mass_scaling > 0 ? st->mass_scaling : 1.0, &emax);
-  *dt = st->dt_auto ? st->safety * *dt_stable : st->dt;
-  if (!(*dt > 0) || !isfinite(*dt))
-    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
-                   r->m->case_path, s);
-  CRD_CALL(crd_explicit_check_dt(r->pb, s, *dt, *dt_stable, emax, "at the initial state"));
-  if (len / *dt > CRD_MAX_STAGE_STEPS)
-    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: %.3g explicit steps of %.4g s (at most %.0f)",
-                   r->m->case_path, s, len / *dt, *dt, CRD_MAX_STAGE_STEPS);
-  return 0;
-}
-
 static int print_stages(const crd_run *r)
 {
   const crd_model *m = r->m;
   const crd_output *o = &m->output;
   crd_dyn *dy;
   CRD_CALL(crd_dyn_create(r->pb, &dy));
-  double t = 0.0, steps = 0.0, rows = 1.0, frames = crd_output_has_frames(o) ? 1.0 : 0.0;
+  double t = 0.0, steps = 0.0;
+  plan_count all = {1.0, crd_output_has_frames(o) ? 1.0 : 0.0, 0}; /* row and frame 0 */
   int rc = 0;
   for (int s = 0; s < m->analysis.nstages && !rc; ++s) {
     const crd_stage *st = &m->analysis.stages[s];
     double len = st->t_end - t, dt = st->dt, dt_stable = 0.0;
-    if (st->integrator == CRD_INT_EXPLICIT && (rc = explicit_step(r, dy, st, s, len, &dt, &dt_stable))) break;
+    if (st->integrator == CRD_INT_EXPLICIT &&
+        (rc = crd_explicit_choose_dt(dy, r->pb, st, s, len, 0, "at the initial state", &dt, &dt_stable)))
+      break;
     double n = crd_stage_steps(len, dt);
     if (st->integrator == CRD_INT_EXPLICIT) dt = len / n; /* equal steps */
-    double nr = outputs(o->history_every, o->history_dt, steps, steps + n, t, st->t_end, 1);
-    double nf = crd_output_has_frames(o) ? outputs(o->vtk_every, o->vtk_dt, steps, steps + n, t, st->t_end, 1) : 0;
+    plan_count c = {0.0, 0.0, 0};
+    count_outputs(o, (long)steps, (long)n, t, dt, st->t_end, &c);
     printf("stage %d   %s, t %g .. %g: dt %.6g", s, st->integrator == CRD_INT_EXPLICIT ? "explicit" : "implicit",
            t, st->t_end, dt);
     if (st->integrator == CRD_INT_EXPLICIT)
       printf(" (%s; stable estimate %.6g at the initial state)", st->dt_auto ? "auto" : "given", dt_stable);
-    printf(", %.0f steps%s, %.0f history rows, %.0f frames\n", n,
-           st->integrator == CRD_INT_IMPLICIT ? " (more if Newton cuts steps)" : "", nr, nf);
+    printf(", %.0f steps%s, %s%.0f history rows, %.0f frames\n", n,
+           st->integrator == CRD_INT_IMPLICIT ? " (more if Newton cuts steps)" : "", c.bound ? "at most " : "", c.rows,
+           c.frames);
     if (st->integrator == CRD_INT_IMPLICIT && st->dt > len)
       printf("note: stage %d: dt %g exceeds the stage's length %g: one step of %g\n", s, st->dt, len, len);
-    t = st->t_end, steps += n, rows += nr, frames += nf;
+    t = st->t_end, steps += n, all.rows += c.rows, all.frames += c.frames, all.bound |= c.bound;
   }
-  if (!rc) printf("in all    %.0f steps, %.0f history rows, %.0f frames\n", steps, rows, frames);
+  if (!rc)
+    printf("in all    %.0f steps, %s%.0f history rows, %.0f frames\n", steps, all.bound ? "at most " : "", all.rows,
+           all.frames);
   crd_dyn_destroy(&dy);
   return rc;
 }
@@ -108,10 +110,12 @@ static void print_static_or_modal(const crd_run *r)
   if (an->arc_length)
     printf("steps     arc length, up to load factor %g, %d steps to start with\n",
            an->arc_length_max_factor > 0 ? an->arc_length_max_factor : an->max_load_factor, an->steps);
-  else
-    printf("steps     %d load steps to load factor %g (more if Newton cuts them), %d history rows, %.0f frames\n",
-           an->steps, an->max_load_factor, 1 + (int)outputs(o->history_every, 0, 0, an->steps, 0, 0, 1),
-           crd_output_has_frames(o) ? 1 + outputs(o->vtk_every, 0, 0, an->steps, 0, 0, 1) : 0.0);
+  else {
+    plan_count c = {1.0, crd_output_has_frames(o) ? 1.0 : 0.0, 0}; /* row and frame 0; no time in statics */
+    count_outputs(o, 0, an->steps, 0.0, 0.0, 0.0, &c);
+    printf("steps     %d load steps to load factor %g (more if Newton cuts them), %.0f history rows, %.0f frames\n",
+           an->steps, an->max_load_factor, c.rows, c.frames);
+  }
 }
 
 int crd_check_print(const crd_run *r)

@@ -118,15 +118,27 @@ double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double r
   return lmax > 0 ? 2.0 / sqrt(lmax) : INFINITY;
 }
 
-int crd_explicit_check_dt(const crd_problem *pb, int istage, double dt, double dt_stable, int elem,
-                          const char *where)
+int crd_explicit_choose_dt(const crd_dyn *dy, const crd_problem *pb, const crd_stage *st, int istage, double len,
+                           int unstable_ok, const char *where, double *dt, double *dt_stable)
 {
-  if (!(dt > dt_stable)) return 0;
-  const int32_t *q = elem >= 0 ? pb->m->quads + 4 * (size_t)elem : NULL;
-  return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: %.6g exceeds the stable step estimate %.6g "
-                 "(%.3gx) %s, set by element %d (nodes %d %d %d %d): give a dt below it, or \"auto\"",
-                 pb->m->case_path, istage, dt, dt_stable, dt / dt_stable, where, elem, q ? q[0] : -1,
-                 q ? q[1] : -1, q ? q[2] : -1, q ? q[3] : -1);
+  int elem;
+  *dt_stable = crd_explicit_stable_dt(dy, pb, st->mass_scaling > 0 ? st->mass_scaling : 1.0, &elem);
+  *dt = st->dt_auto ? st->safety * *dt_stable : st->dt;
+  if (!(*dt > 0) || !isfinite(*dt))
+    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
+                   pb->m->case_path, istage);
+  if (*dt > *dt_stable && !unstable_ok) {
+    const int32_t *q = elem >= 0 ? pb->m->quads + 4 * (size_t)elem : NULL;
+    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: %.6g exceeds the stable step estimate %.6g "
+                   "(%.3gx) %s, set by element %d (nodes %d %d %d %d): give a dt below it, or \"auto\"",
+                   pb->m->case_path, istage, *dt, *dt_stable, *dt / *dt_stable, where, elem, q ? q[0] : -1,
+                   q ? q[1] : -1, q ? q[2] : -1, q ? q[3] : -1);
+  }
+  if (len / *dt > CRD_MAX_STAGE_STEPS)
+    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: %.3g explicit steps of %.4g s (at most %.0f): "
+                   "the stage is too long for its stable step", pb->m->case_path, istage, len / *dt, *dt,
+                   CRD_MAX_STAGE_STEPS);
+  return 0;
 }
 
 typedef struct ex_work {
@@ -207,18 +219,11 @@ static int choose_step(crd_ex_loop *lp)
   crd_dyn *dy = lp->dy;
   crd_problem *pb = r->pb;
   const crd_stage *st = lp->st;
-  int istage = lp->istage, emax;
-  double dt_stable = crd_explicit_stable_dt(dy, pb, lp->s, &emax);
+  double dt, dt_stable;
+  int rc = crd_explicit_choose_dt(dy, pb, st, lp->istage, st->t_end - dy->t, r->test_unstable_dt,
+                                  "at the stage's start", &dt, &dt_stable);
   dy->dt_auto = dt_stable;
-  double dt = st->dt_auto ? st->safety * dt_stable : st->dt;
-  if (!(dt > 0) || !isfinite(dt))
-    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: no stable explicit step could be estimated",
-                   pb->m->case_path, istage);
-  if (!r->test_unstable_dt) CRD_CALL(crd_explicit_check_dt(pb, istage, dt, dt_stable, emax, "at the stage's start"));
-  if ((st->t_end - dy->t) / dt > CRD_MAX_STAGE_STEPS)
-    return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d]: %.3g explicit steps of %.4g s (at most %.0f): "
-                   "the stage is too long for its stable step", pb->m->case_path, istage,
-                   (st->t_end - dy->t) / dt, dt, CRD_MAX_STAGE_STEPS);
+  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   lp->nsteps = crd_stage_steps(st->t_end - dy->t, dt);
   if (lp->nsteps < 1) return 0;
   double dt_given = dt;
