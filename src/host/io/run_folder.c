@@ -26,8 +26,8 @@ static const struct {
   int kept_on_restart;
 } owned_files[] = {
   {"summary.json", 0},      {"summary.json.tmp", 0}, {"modes.csv", 0},       {"modes.csv.tmp", 0},
-  {"history.csv", 1},       {"history.csv.part", 1}, {"result.pvd", 1},      {"result.pvd.tmp", 1},
-  {"checkpoint.crd", 1},    {"checkpoint.crd.tmp", 1},
+  {"history.csv", 1},       {"history.csv.part", 1}, {"result.pvd", 1},      {"result.pvd.tmp", 0},
+  {"checkpoint.crd", 1},    {"checkpoint.crd.tmp", 0}, /* a temporary is a write cut short: never kept */
   /* crdyn plot (tools/crdyn_plot.py) */
   {"energy.png", 0},        {"momentum.png", 0},     {"probes.png", 0},      {"bodies.png", 0},
   {"newton.png", 0},        {"modes.png", 0},
