@@ -6,7 +6,8 @@
 #include "tap.h"
 #include "elem_util.h"
 
-static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0};
+/* am: the membrane (1 tied shear, the default; 0 displacement based): both run */
+static crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0, 1.0};
 
 /* a random (warped) quad, its averaged-like normals p0 */
 static void random_quad(double *X0, double *p0, double warp)
@@ -114,13 +115,15 @@ int main(void)
   const double axes[3][3] = {{1, 2, 3}, {-0.3, 1, 0.2}, {0.5, -0.5, 1}};
   const double angles[3] = {2.0, 2.9, -1.7}; /* far past 90 degrees */
   const double warps[3] = {0.0, 0.08, 0.15};
-  for (int c = 0; c < 3; ++c) {
+  for (int run = 0; run < 6; ++run) {
+    int c = run % 3;
+    MAT.am = run < 3 ? 1.0 : 0.0;
     random_quad(X0, p0, warps[c]);
-    char what[96];
+    char what[128];
     crd_cr_frame F0;
     double xl0[12], q[20], z[12] = {0}, r0xy[8];
     crd_q4_local_vars(X0, z, p0, p0, &F0, xl0, q, r0xy);
-    snprintf(what, sizeof what, "case %d (warp %.2f)", c, warps[c]);
+    snprintf(what, sizeof what, "case %d (warp %.2f, am %g)", c, warps[c], MAT.am);
     check_local(xl0, what);
     eu_rot(axes[c], angles[c], Q);
     random_state(X0, p0, Q, 0.05, d, p);
@@ -134,7 +137,8 @@ int main(void)
         l[i] = li;
       }
       if (!ok) continue;
-      snprintf(what, sizeof what, "case %d (warp %.2f, rot %.1f rad, pair shift %d)", c, warps[c], angles[c], lpick);
+      snprintf(what, sizeof what, "case %d (warp %.2f, am %g, rot %.1f rad, pair shift %d)", c, warps[c], MAT.am,
+               angles[c], lpick);
       check_global(X0, p0, d, p, l, what);
     }
     /* rigid motion of any size: zero energy and zero f_G */
@@ -145,7 +149,8 @@ int main(void)
     double U = crd_q4_global(X0, p0, d, p, l, &MAT, fG, NULL, &md);
     double scale = MAT.E * MAT.h; /* E h x area ~ 1 */
     T_OK(fabs(U) <= 1e-12 * scale && maxabs(fG, 20) <= 1e-10 * scale,
-         "case %d: rigid motion (rot %.1f rad): U = %.2e, |f_G| = %.2e", c, angles[c], U, maxabs(fG, 20));
+         "case %d, am %g: rigid motion (rot %.1f rad): U = %.2e, |f_G| = %.2e", c, MAT.am, angles[c], U,
+         maxabs(fG, 20));
     /* free element at the initial state: exactly six zero eigenvalues */
     double KG[400], w[20];
     for (int i = 0; i < 4; ++i) l[i] = crd_dir_choose(p0 + 3 * i);
@@ -153,8 +158,8 @@ int main(void)
     eu_eig_sym(20, KG, w);
     int nzero = 0;
     for (int a = 0; a < 20; ++a) nzero += fabs(w[a]) < 1e-8 * w[19];
-    T_OK(nzero == 6 && w[6] > 1e-8 * w[19], "case %d: free element has 6 zero modes (got %d; 7th/max = %.2e)",
-         c, nzero, w[6] / w[19]);
+    T_OK(nzero == 6 && w[6] > 1e-8 * w[19], "case %d, am %g: free element has 6 zero modes (got %d; 7th/max = %.2e)",
+         c, MAT.am, nzero, w[6] / w[19]);
   }
   return T_DONE();
 }

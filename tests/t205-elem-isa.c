@@ -58,7 +58,7 @@ int main(void)
     }
     for (int t = 0; t < 16; ++t) C[16 * e + t] = (t / 4 == t % 4 ? 2.0 : 1.0) / 36.0;
   }
-  const crd_q4_mat mt = {1.0e4, 0.3, 0.05, 0.0};
+  const crd_q4_mat mt = {1.0e4, 0.3, 0.05, 0.0, 1.0};
   enum { NOUT = 20 + 210 + 1 + 20 + 210 + 1 + 20 + 20 + 210 + 400 + 1 };
   static double out[2][NE][NOUT];
   const crd_elem_isa *gen = crd_elem_isa_find("generic");

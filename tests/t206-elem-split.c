@@ -61,6 +61,7 @@ int main(void)
   mt.nu = 0.3;
   mt.h = 0.01;
   mt.xi = 0.05; /* the midpoint elements with the dissipative stress too (the static ones ignore it) */
+  mt.am = 1.0;  /* the tied membrane shear, the default */
   static crd_elem_ws ws;
   int bad = 0;
   for (int want_k = 0; want_k < 2; ++want_k) {

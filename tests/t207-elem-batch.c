@@ -29,7 +29,7 @@
 
 static int quads[4 * NE], l[4 * NE];
 static double X[12 * NE], P0[12 * NE], da[12 * NE], pa[12 * NE], db[12 * NE], pb[12 * NE], df[12 * NE],
-    pf[12 * NE], am[20 * NE], wam[12 * NE], Bs[24 * NE], C[16 * NE], mat[3 * NE];
+    pf[12 * NE], am[20 * NE], wam[12 * NE], Bs[24 * NE], C[16 * NE], mat[CRD_Q4_MAT_STRIDE * NE];
 
 static void build(void)
 {
@@ -86,9 +86,10 @@ static void build(void)
       }
     }
     for (int t = 0; t < 16; ++t) C[16 * e + t] = (t / 4 == t % 4 ? 2.0 : 1.0) / 36.0;
-    mat[3 * e] = 1.0e4 * (1.0 + 0.5 * (e % 4));
-    mat[3 * e + 1] = 0.3 - 0.05 * (e % 3);
-    mat[3 * e + 2] = 0.05 * (1.0 + 0.1 * (e % 5));
+    mat[CRD_Q4_MAT_STRIDE * e] = 1.0e4 * (1.0 + 0.5 * (e % 4));
+    mat[CRD_Q4_MAT_STRIDE * e + 1] = 0.3 - 0.05 * (e % 3);
+    mat[CRD_Q4_MAT_STRIDE * e + 2] = 0.05 * (1.0 + 0.1 * (e % 5));
+    mat[CRD_Q4_MAT_STRIDE * e + 3] = 1.0; /* the tied membrane shear, the default */
   }
 }
 
@@ -104,7 +105,7 @@ static void per_element(const crd_elem_isa *g, double (*o)[NOUT], int *bad_e, in
   *bad_kind = 0;
   for (int e = 0; e < NE; ++e) {
     double *q = o[e];
-    crd_q4_mat mt = {mat[3 * e], mat[3 * e + 1], mat[3 * e + 2], 0.0};
+    crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
     int k = g->stat(e, quads, X, P0, db, pb, l, &mt, 1, q, q + 20, q + 230);
     g->stat(e, quads, X, P0, db, pb, l, &mt, 0, q + 231, q + 251, q + 461);
     if (k && *bad_e < 0) { *bad_e = e; *bad_kind = k; }

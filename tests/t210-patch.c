@@ -6,7 +6,9 @@
  *   bending:  w = 1e-3 (x^2 + xy + y^2)/2 with normals (-w,x, -w,y, 1)
  *             (constant curvature; MITC4 shear vanishes for it).
  * Each is run flat in the x-y plane and with the whole patch rotated in
- * space by 2 rad about (1,2,3), thick (h = 0.01) and thin (h = 1e-4). */
+ * space by 2 rad about (1,2,3), thick (h = 0.01) and thin (h = 1e-4), with
+ * each membrane (am = 1 the tied shear, the default; am = 0 displacement
+ * based). */
 #include <string.h>
 #include "tap.h"
 #include "elem_util.h"
@@ -49,7 +51,7 @@ static void field(int bending, double x, double y, double *u, double *dp)
   }
 }
 
-static void run(int bending, int rotated, double h)
+static void run(int bending, int rotated, double h, double am)
 {
   double Q[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   if (rotated) { const double ax[3] = {1, 2, 3}; eu_rot(ax, 2.0, Q); }
@@ -58,7 +60,7 @@ static void run(int bending, int rotated, double h)
   eu_matvec(Q, ez, n0);
   int l = crd_dir_choose(n0), nn, mm;
   crd_dir_pair(l, &nn, &mm);
-  crd_q4_mat mt = {1.0e6, 0.25, h, 0.0};
+  crd_q4_mat mt = {1.0e6, 0.25, h, 0.0, am};
   /* global dense K (40 = 8 nodes x 5) at the initial state */
   double K[1600] = {0};
   for (int e = 0; e < 5; ++e) {
@@ -91,16 +93,17 @@ static void run(int bending, int rotated, double h)
   dense_solve(20, A, b);
   double err = 0, mag = 0;
   for (int a = 0; a < 20; ++a) { err = fmax(err, fabs(b[a] - uex[20 + a])); mag = fmax(mag, fabs(uex[20 + a])); }
-  T_OK(err <= 1e-8 * mag, "%s patch test (%s, h = %g): interior error %.2e of %.2e",
-       bending ? "bending" : "membrane", rotated ? "rotated in space" : "flat", h, err, mag);
+  T_OK(err <= 1e-8 * mag, "%s patch test (%s, h = %g, am %g): interior error %.2e of %.2e",
+       bending ? "bending" : "membrane", rotated ? "rotated in space" : "flat", h, am, err, mag);
 }
 
 int main(void)
 {
-  for (int rot = 0; rot < 2; ++rot) {
-    run(0, rot, 0.01);
-    run(1, rot, 0.01);
-    run(1, rot, 1e-4);
-  }
+  for (int m = 0; m < 2; ++m)
+    for (int rot = 0; rot < 2; ++rot) {
+      run(0, rot, 0.01, 1.0 - m);
+      run(1, rot, 0.01, 1.0 - m);
+      run(1, rot, 1e-4, 1.0 - m);
+    }
   return T_DONE();
 }

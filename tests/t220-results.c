@@ -10,7 +10,7 @@
 #include "elem_util.h"
 #include "crdyn/shell_results.h"
 
-static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0};
+static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0, 1.0}; /* the tied membrane shear, the default */
 
 /* a distorted flat quad (local coordinates, node 0 at the origin) */
 static const double DISTORTED[12] = {0, 0, 0, 1.2, 0.1, 0, 1.05, 0.95, 0, -0.15, 0.8, 0};

@@ -14,7 +14,7 @@
 #include "crdyn/shell_dyn.h"
 #include "crdyn/shell_mass.h"
 
-static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0};
+static const crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0, 1.0}; /* the tied membrane shear, the default */
 
 static void quad(double *X0, double *p0)
 {

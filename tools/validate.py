@@ -169,6 +169,9 @@ B9_MESHES = (24, 48, 64)     # the mesh study of --write-doc (Sze: 48x48)
 B9_KNOWN = {
     (0.10, "U_B"): "known: before the snap the 32x32 mesh is stiffer than Sze's 48x48 "
                    "(B9 mesh study in docs/validation.md)",
+    (0.50, "U_B"): "known: the finer meshes move U_B further from S4R's 48x48 value (64x64 "
+                   "+4.0 %), so the reference is not mesh-converged here (B9 mesh study in "
+                   "docs/validation.md)",
 }
 
 
@@ -177,7 +180,8 @@ B9_KNOWN = {
 # ---------------------------------------------------------------------------
 
 class Tap:
-    def __init__(self):
+    def __init__(self, quiet=False):
+        self.quiet = quiet   # count only, print nothing (the membrane table's reruns)
         self.n = 0
         self.failed = 0
         self.known = 0       # failures marked "# TODO" (known, documented)
@@ -187,6 +191,8 @@ class Tap:
         "# TODO reason" and a failure counts as known, not as failed."""
         self.n += 1
         mark = " # TODO %s" % todo if todo else ""
+        if self.quiet:
+            return bool(cond)
         if cond:
             print("ok %d - %s%s" % (self.n, desc, mark))
         else:
@@ -199,6 +205,8 @@ class Tap:
         return bool(cond)
 
     def note(self, text):
+        if self.quiet:
+            return
         for line in text.splitlines():
             print("# " + line)
         sys.stdout.flush()
@@ -454,6 +462,77 @@ def b9_mesh_study(crdyn):
     return out
 
 
+def membrane_study(crdyn):
+    """--write-doc only: the cases of CASES with every section's membrane
+    set to "displacement" (the plain displacement-based membrane), for the
+    table that compares it with the default tied shear.  {name: rows}."""
+    out = {}
+    tmp = tempfile.mkdtemp(prefix="crdyn-validate-membrane.")
+    try:
+        for name, case in CASES.items():
+            with open(os.path.join(ROOT, case)) as f:
+                c = json.load(f)
+            for sec in c["sections"]:
+                sec["membrane"] = "displacement"
+            c["output"]["vtk_every"] = 1000000
+            path = os.path.join(tmp, name + ".json")
+            with open(path, "w") as f:
+                json.dump(c, f)
+            rows, err = run_case(crdyn, "d_" + name, path, tmp, timeout=1800)
+            out[name] = rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def membrane_rows(res, disp):
+    """(benchmark, mesh, quantity, error tied, error displacement) rows of
+    the membrane table: the linear benchmarks on every mesh, the largest
+    |error| over the asserted levels of B6, B8 and B9."""
+    quiet = Tap(quiet=True)
+    lin = [("B1 Scordelis-Lo", "scordelis_lo_%d", (4, 8, 16), lambda r: -final(r, "A.uz"), B1_REF),
+           ("B2 pinched cylinder", "pinched_cylinder_%d", (8, 16, 32), lambda r: -final(r, "A.uz"), B2_REF),
+           ("B3 pinched hemisphere", "pinched_hemisphere_%d", (8, 16), lambda r: final(r, "A.ux"), B3_REF)]
+    out = []
+    for label, pat, meshes, get, ref in lin:
+        for n in meshes:
+            name = pat % n
+            a = res[name][0]
+            b = disp.get(name)
+            out.append((label, "%dx%d" % (n, n), "deflection",
+                        rel(get(a), ref) if a else None, rel(get(b), ref) if b else None))
+
+    def worst(errs):
+        errs = [abs(e) for e in errs if e is not None]
+        return max(errs) if errs else None
+
+    def b6(rows):
+        return worst(e for r in bench_b6(quiet, rows) for e in (r["eu"], r["ew"])) if rows else None
+
+    def b8(rows):
+        return worst(e for r in bench_b8(quiet, rows) for e in r[3]) if rows else None
+
+    def b9(rows):
+        return worst(e for r in b9_levels(rows) if r[5] for e in r[4]) if rows else None
+
+    for label, name, mesh, fn in (("B6 Sze 3.1 (flat)", "sze31_cantilever_shear", "16x1", b6),
+                                  ("B8 Sze 3.5", "sze35_pullout_cylinder", "24x36", b8),
+                                  ("B9 Sze 3.6", "sze36_pinched_cylinder", "32x32", b9)):
+        out.append((label, mesh, "max |error| vs S4R, asserted levels", fn(res[name][0]), fn(disp.get(name))))
+    return out
+
+
+def write_membrane(path, rows):
+    with open(path, "a") as f:
+        f.write("\n## Membrane: tied shear (default) against the displacement-based membrane\n\n"
+                "The same cases with `\"membrane\": \"displacement\"` in every section "
+                "([element.md](element.md) §3). Relative errors against the references above; "
+                "the table is reported, the assertions above are those of the default.\n\n"
+                "| benchmark | mesh | quantity | tied shear | displacement |\n|---|---|---|---|---|\n")
+        for label, mesh, what, a, b in rows:
+            f.write("| %s | %s | %s | %s | %s |\n" % (label, mesh, what, pct(a), pct(b)))
+
+
 def b9_case_mesh():
     with open(os.path.join(ROOT, CASES["sze36_pinched_cylinder"])) as f:
         return json.load(f)["mesh"]["generate"]["nc"]
@@ -548,15 +627,21 @@ def b9_reading(lev, meshes, m):
     if stiff:
         pre_bad = any(e is not None and abs(e) > TOL_B9 for j in pre for e in lev[m][j][4])
         t.append("Before the snap the %dx%d case mesh is stiffer than the finer ones (smaller -W_A "
-                 "at 0.05 and 0.10): crdyn's membrane strains are displacement based, and on the "
-                 "linear pinched cylinder (B2) it converges from below in the same way "
-                 "([element.md](element.md))%s." % (m, m, "; hence the failure before the snap"
-                                                     if pre_bad else ""))
+                 "at 0.05 and 0.10), as on the linear pinched cylinder (B2), which converges from "
+                 "below in the same way ([element.md](element.md))%s." % (m, m, "; hence the failure "
+                                                                          "before the snap" if pre_bad else ""))
+    late = [j for j in post if B9_TABLE[j][0] >= 0.5]
+    far = fine and all(lev[fine[-1]][j][4][1] is not None and lev[m][j][4][1] is not None
+                       and abs(lev[fine[-1]][j][4][1]) > abs(lev[m][j][4][1]) for j in late)
+    if far:
+        t.append("From 0.50 on, U_B of the finest mesh lies further from the reference than the "
+                 "case mesh's: the %dx%d values converge away from S4R's 48x48 values, which are "
+                 "themselves not mesh-converged there." % (m, m))
     t.append("After the snap the shell folds under the load, and a path may pass through limit "
              "points of its own (the local maxima listed above); load control cannot pass a "
              "limit point, hence arc length. The study does not separate the element's part in "
-             "the remaining differences (full 2x2 integration of the membrane strains with MITC4 "
-             "shear, against S4R's reduced integration) from the mesh's.")
+             "the remaining differences (2x2 integration with the membrane shear tied at the "
+             "centre and MITC4 shear, against S4R's reduced integration) from the mesh's.")
     return " ".join(t)
 
 
@@ -884,6 +969,7 @@ def main():
                   b7close, tap)
         write_b8(args.write_doc, b8)
         write_b9(args.write_doc, b9, res["sze36_pinched_cylinder"][0], study)
+        write_membrane(args.write_doc, membrane_rows(res, membrane_study(crdyn)))
         tap.note("wrote %s" % args.write_doc)
     print("1..%d" % tap.n)
     tap.note("%d passed, %d failed%s" % (tap.n - tap.failed - tap.known, tap.failed,

@@ -27,6 +27,8 @@
 
 #include <stddef.h>
 
+#include "crdyn/shell_q4.h"
+
 struct crd_problem;
 
 /* The implicit midpoint state of a step (implicit.c): start (d0, pa), end
@@ -179,9 +181,12 @@ typedef struct crd_backend_reg {
 } crd_backend_reg;
 extern const crd_backend_reg crd_backend_reg_cpu, crd_backend_reg_opencl, crd_backend_reg_cuda;
 
-/* The section of every element as the element code reads it (E, nu, h at
- * 3 e; crd_q4_mat_at), the table every backend hands its element code. */
+/* The section of every element as the element code reads it
+ * (CRD_Q4_MAT_STRIDE doubles per element: E, nu, h, am; crd_q4_mat_at),
+ * the table every backend hands its element code. */
 void crd_backend_section_table(const struct crd_problem *pb, double *mat);
+/* Element e's section as the element code takes it (xi = 0). */
+crd_q4_mat crd_backend_section_mat(const struct crd_problem *pb, int e);
 
 /* Backends */
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);

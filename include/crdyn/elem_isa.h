@@ -35,7 +35,7 @@ typedef int crd_elem_mid_fn(int e, const int *quads, const double *x, const doub
                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
 
 /* Elements [e0, e1) as the per-element bodies do them, with the section
- * of element e from mat (E, nu, h at 3 e; crd_q4_mat_at) and xi for all;
+ * of element e from mat (crd_q4_mat_at) and xi for all;
  * the outputs at their element's offset (f + 20 e, k + 210 e, u + e, ...).
  * Returns 0, or the CRD_ELEM_* code (static) / 1 (mid) of the first bad
  * element, whose index goes to *bad.  *nbatched += the elements evaluated

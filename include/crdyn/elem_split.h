@@ -35,7 +35,7 @@
 
 #include "crdyn/elem_eval.h"
 
-/* The workspace of one element: 2,311 doubles (18.5 KB). */
+/* The workspace of one element: 2,338 doubles (18.7 KB). */
 typedef struct crd_elem_ws {
   crd_q4_avg_pre pre;
   double xl0[12];

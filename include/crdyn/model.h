@@ -22,8 +22,12 @@ typedef struct crd_amplitude {      /* [[t0,a0],[t1,a1],...]: linear, held after
   double *t, *a;
 } crd_amplitude;
 
+/* The membrane strain of a section's elements (shell_q4.h, crd_q4_mat.am). */
+enum { CRD_MEMBRANE_TIED_SHEAR = 0, CRD_MEMBRANE_DISPLACEMENT = 1 };
+
 typedef struct crd_section {
   double E, nu, rho, thickness;
+  int membrane;                     /* CRD_MEMBRANE_*; "membrane" in the case, tied_shear by default */
 } crd_section;
 
 typedef struct crd_set {

@@ -16,10 +16,12 @@
  *   shear     gamma = (w,x + dr_x, w,y + dr_y), MITC4 assumed (Bathe-Dvorkin
  *             1985): covariant g_xi tied at (0,-1),(0,1), g_eta at (-1,0),(1,0),
  *             g_a = w,a + x0,a . dr  (a = xi, eta), gamma = J^-1 (g_xi, g_eta).
- * The membrane is displacement based (2x2 Gauss): it passes the membrane patch
- * test on distorted meshes, which the assumed membrane schemes tied along
- * edges do not (their tied covariant strain is quadratic in the edge
- * coordinate on a distorted quad).
+ * The membrane strain is e above at the Gauss points (2x2), except that the
+ * part of e linear in q has its in-plane shear tied at the element centre,
+ * in the natural basis of the centre (crd_q4_mem_prepare, am = 1; am = 0
+ * keeps the displacement-based e).  The tie removes the parasitic shear of
+ * a bilinear field in in-plane bending, passes the membrane patch test on
+ * any convex quad, and keeps e quadratic with the same Hessians.
  * e is quadratic in q (through w only), chi and gamma linear, so
  *   U = sum_gp wJ/2 (e.A e + chi.D chi + gamma.S gamma),
  *   f = dU/dq = sum wJ (Bm^T A e + Bb^T D chi + Bs^T S gamma)        (eq 16)
@@ -36,19 +38,28 @@
 
 /* E, nu, h: the section.  xi: the algorithmic dissipation of an implicit
  * step (implicit.c, "monotone_energy"; 0 everywhere else): the stress of
- * the step gets xi C (eps_b - eps_a), see crd_q4_local_avg. */
+ * the step gets xi C (eps_b - eps_a), see crd_q4_local_avg.  am: the
+ * membrane, 1 with the in-plane shear tied at the element centre
+ * (crd_q4_mem_prepare; the default of a section), 0 displacement based.  A
+ * double, not a flag: it multiplies the tie's correction, so the lanes of
+ * a batch (elem_lanes.h) never branch on it. */
 typedef struct crd_q4_mat {
-  double E, nu, h, xi;
+  double E, nu, h, xi, am;
 } crd_q4_mat;
 
-/* Element e's section from the device backends' table mat (E, nu, h per
- * element), with the step's dissipation xi (0 outside implicit steps). */
+/* The backends' section table: CRD_Q4_MAT_STRIDE doubles per element
+ * (E, nu, h, am; crd_backend_section_table). */
+#define CRD_Q4_MAT_STRIDE 4
+
+/* Element e's section from the table mat, with the step's dissipation xi
+ * (0 outside implicit steps). */
 CRD_HD crd_q4_mat crd_q4_mat_at(const CRD_GLOBAL double *mat, int e, double xi)
 {
   crd_q4_mat mt;
-  mt.E = mat[3 * e];
-  mt.nu = mat[3 * e + 1];
-  mt.h = mat[3 * e + 2];
+  mt.E = mat[CRD_Q4_MAT_STRIDE * e];
+  mt.nu = mat[CRD_Q4_MAT_STRIDE * e + 1];
+  mt.h = mat[CRD_Q4_MAT_STRIDE * e + 2];
+  mt.am = mat[CRD_Q4_MAT_STRIDE * e + 3];
   mt.xi = xi;
   return mt;
 }
@@ -91,6 +102,64 @@ CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, doub
   *s = 5.0 / 6.0 * h * mt->E / (2.0 * (1.0 + mt->nu));
 }
 
+/* The tied membrane shear (am = 1; docs/element.md §3).  With j_r, j_s the
+ * rows of the centre Jacobian J0 (d(x,y)/dxi, d(x,y)/deta) and g^r, g^s
+ * the dual basis (the columns of J0^-1), the covariant components of the
+ * linear membrane strain in that fixed basis are e_ab = j_a . E j_b, E the
+ * strain tensor.  e_rr, e_ss are kept at the Gauss point and e_rs is taken
+ * at the centre:
+ *   e~ = e + v (t . (e_lin(0) - e_lin(gp))),
+ * t = (j_rx j_sx, j_ry j_sy, (j_rx j_sy + j_ry j_sx)/2) maps an engineering
+ * strain to e_rs, and v = (2 g^r_x g^s_x, 2 g^r_y g^s_y,
+ * 2 (g^r_x g^s_y + g^r_y g^s_x)) is the engineering strain whose e_rs is 1
+ * and e_rr = e_ss = 0.  A constant strain has the same e_rs everywhere, so
+ * the correction vanishes (patch test on any quad); the basis is the
+ * element's, so the result does not depend on the orientation of the
+ * element frame.  e_lin is the part of e linear in q (u, v and the z0 w
+ * terms); the quadratic w terms stay at the Gauss point, so the Hessians
+ * of e and everything built on them (k, the midpoint rule) are unchanged.
+ * m0[a]: t . (d e_lin(0) / dq_a) for the u, v, w slots (5 i + 0..2);
+ * v is scaled by am (0: no correction). */
+typedef struct crd_q4_mem {
+  double m0[20];
+  double t[3], v[3];
+} crd_q4_mem;
+
+/* t . (the linear membrane rows of node i's u, v, w) for the x- and
+ * y-derivatives nx, ny of its shape function and the warp slopes z0x, z0y:
+ * out[0..2] for u, v, w. */
+CRD_HD void crd_q4_mem_rows(const double *t, double nx, double ny, double z0x, double z0y, double *out)
+{
+  out[0] = t[0] * nx + t[2] * ny;
+  out[1] = t[1] * ny + t[2] * nx;
+  out[2] = t[0] * z0x * nx + t[1] * z0y * ny + t[2] * (z0x * ny + z0y * nx);
+}
+
+CRD_HD void crd_q4_mem_prepare(const double *xl0, double am, crd_q4_mem *mm)
+{
+  double N[4], Nxi[4], Neta[4], J[4];
+  crd_q4_shape(0.0, 0.0, N, Nxi, Neta);
+  double det = crd_q4_jac(xl0, Nxi, Neta, J);
+  double G[4] = {J[3] / det, -J[1] / det, -J[2] / det, J[0] / det}; /* J^-1: g^r = (G0, G2), g^s = (G1, G3) */
+  mm->t[0] = J[0] * J[2];
+  mm->t[1] = J[1] * J[3];
+  mm->t[2] = 0.5 * (J[0] * J[3] + J[1] * J[2]);
+  mm->v[0] = am * 2.0 * G[0] * G[1];
+  mm->v[1] = am * 2.0 * G[2] * G[3];
+  mm->v[2] = am * 2.0 * (G[0] * G[3] + G[2] * G[1]);
+  double nx[4], ny[4], z0x = 0.0, z0y = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    nx[i] = G[0] * Nxi[i] + G[1] * Neta[i];
+    ny[i] = G[2] * Nxi[i] + G[3] * Neta[i];
+    z0x += nx[i] * xl0[3 * i + 2];
+    z0y += ny[i] * xl0[3 * i + 2];
+  }
+  for (int i = 0; i < 4; ++i) {
+    crd_q4_mem_rows(mm->t, nx[i], ny[i], z0x, z0y, mm->m0 + 5 * i);
+    mm->m0[5 * i + 3] = mm->m0[5 * i + 4] = 0.0;
+  }
+}
+
 /* The strain operators at Gauss point (xi, eta) of the element.
  * Outputs: Bm (3x20, at state q), Bb (3x20), Bs (2x20), membrane strains e,
  * bending chi, shear g, the membrane Hessian factors dNx, dNy (4 each: the
@@ -98,15 +167,18 @@ CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, doub
  * dNy dNx^T) and det J. */
 CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20]);
 CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi, double eta,
-                                   const double Bc[4][20], double *Bm, double *Bb, double *Bs, double *e,
-                                   double *chi, double *g, double *dNx, double *dNy, int zeroed);
-CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double xi, double eta,
+                                   const double Bc[4][20], const crd_q4_mem *mm, double *Bm, double *Bb,
+                                   double *Bs, double *e, double *chi, double *g, double *dNx, double *dNy,
+                                   int zeroed);
+CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double am, double xi, double eta,
                                 double *Bm, double *Bb, double *Bs, double *e, double *chi,
                                 double *g, double *dNx, double *dNy)
 {
   double Bc[4][20];
+  crd_q4_mem mm;
   crd_q4_mitc_rows(xl0, Bc);
-  return crd_q4_gp_strains_bc(xl0, q, xi, eta, (const double(*)[20])Bc, Bm, Bb, Bs, e, chi, g, dNx, dNy, 0);
+  crd_q4_mem_prepare(xl0, am, &mm);
+  return crd_q4_gp_strains_bc(xl0, q, xi, eta, (const double(*)[20])Bc, &mm, Bm, Bb, Bs, e, chi, g, dNx, dNy, 0);
 }
 
 /* MITC4 transverse shear: the covariant rows at the four tying points
@@ -129,13 +201,15 @@ CRD_HD void crd_q4_mitc_rows(const double *xl0, double Bc[4][20])
   }
 }
 
-/* crd_q4_gp_strains with the tying-point rows Bc (crd_q4_mitc_rows) given.
- * zeroed: Bm and Bb already hold the zeros of their pattern (an earlier
- * call on the same arrays: the non-zero slots are the same at every Gauss
- * point), so only the non-zero slots are written.  Bs is written whole. */
+/* crd_q4_gp_strains with the tying-point rows Bc (crd_q4_mitc_rows) and the
+ * membrane tie mm (crd_q4_mem_prepare) given.  zeroed: Bm and Bb already
+ * hold the zeros of their pattern (an earlier call on the same arrays: the
+ * non-zero slots are the same at every Gauss point), so only the non-zero
+ * slots are written.  Bs is written whole. */
 CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi, double eta,
-                                   const double Bc[4][20], double *Bm, double *Bb, double *Bs, double *e,
-                                   double *chi, double *g, double *dNx, double *dNy, int zeroed)
+                                   const double Bc[4][20], const crd_q4_mem *mm, double *Bm, double *Bb,
+                                   double *Bs, double *e, double *chi, double *g, double *dNx, double *dNy,
+                                   int zeroed)
 {
   double N[4], Nxi[4], Neta[4], J[4];
   crd_q4_shape(xi, eta, N, Nxi, Neta);
@@ -152,16 +226,25 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
   }
   if (!zeroed)
     for (int a = 0; a < 60; ++a) Bm[a] = Bb[a] = 0.0;
-  double sx = z0x + wx, sy = z0y + wy;
+  double sx = z0x + wx, sy = z0y + wy, dl = 0.0;
+  const double *tv = mm->v;
   for (int i = 0; i < 4; ++i) {
     int c = 5 * i;
-    Bm[c] = dNx[i];
-    Bm[20 + c + 1] = dNy[i];
-    Bm[40 + c] = dNy[i];
-    Bm[40 + c + 1] = dNx[i];
-    Bm[c + 2] = sx * dNx[i];
-    Bm[20 + c + 2] = sy * dNy[i];
-    Bm[40 + c + 2] = sx * dNy[i] + sy * dNx[i];
+    double sm[3]; /* the tie's correction per unit v, for u, v, w of node i */
+    crd_q4_mem_rows(mm->t, dNx[i], dNy[i], z0x, z0y, sm);
+    for (int a = 0; a < 3; ++a) {
+      sm[a] = mm->m0[c + a] - sm[a];
+      dl += sm[a] * q[c + a];
+    }
+    Bm[c] = dNx[i] + tv[0] * sm[0];
+    Bm[20 + c] = tv[1] * sm[0];
+    Bm[40 + c] = dNy[i] + tv[2] * sm[0];
+    Bm[c + 1] = tv[0] * sm[1];
+    Bm[20 + c + 1] = dNy[i] + tv[1] * sm[1];
+    Bm[40 + c + 1] = dNx[i] + tv[2] * sm[1];
+    Bm[c + 2] = sx * dNx[i] + tv[0] * sm[2];
+    Bm[20 + c + 2] = sy * dNy[i] + tv[1] * sm[2];
+    Bm[40 + c + 2] = sx * dNy[i] + sy * dNx[i] + tv[2] * sm[2];
     Bb[c + 3] = dNx[i];
     Bb[20 + c + 4] = dNy[i];
     Bb[40 + c + 3] = dNy[i];
@@ -174,9 +257,9 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
     vx += dNx[i] * q[5 * i + 1];
     vy += dNy[i] * q[5 * i + 1];
   }
-  e[0] = ux + z0x * wx + 0.5 * wx * wx;
-  e[1] = vy + z0y * wy + 0.5 * wy * wy;
-  e[2] = uy + vx + z0x * wy + z0y * wx + wx * wy;
+  e[0] = ux + z0x * wx + 0.5 * wx * wx + tv[0] * dl;
+  e[1] = vy + z0y * wy + 0.5 * wy * wy + tv[1] * dl;
+  e[2] = uy + vx + z0x * wy + z0y * wx + wx * wy + tv[2] * dl;
   chi[0] = chi[1] = chi[2] = 0.0;
   for (int i = 0; i < 4; ++i) {
     chi[0] += dNx[i] * q[5 * i + 3];
@@ -217,6 +300,7 @@ typedef struct crd_q4_avg_pre {
   double A[9], D[9], s;      /* constitutive blocks (crd_q4_constitutive) */
   double qbar[20], dq[20];   /* (1-w) q_a + w q_b and q_b - q_a */
   double Bc[4][20];          /* MITC4 tying-point rows (crd_q4_mitc_rows) */
+  crd_q4_mem mem;            /* the membrane tie (crd_q4_mem_prepare) */
   double w, cmean, rb;       /* the weight of q_b, w (1-w)/2 and 1 - w */
   int plain, pad;            /* w == 1: the terms in dq are skipped */
 } crd_q4_avg_pre;
@@ -247,6 +331,7 @@ CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double
   pr->cmean = 0.5 * w * (1.0 - w);
   pr->rb = 1.0 - w;
   crd_q4_mitc_rows(xl0, pr->Bc);
+  crd_q4_mem_prepare(xl0, mt->am, &pr->mem);
   /* w = 1 (the plain element): the strains at q_b are those at qbar = q_b,
    * the terms in dq below are exact zeros and are skipped */
   pr->plain = (w == 1.0);
@@ -266,7 +351,7 @@ CRD_HD double crd_q4_avg_gp_z(const double *xl0, const crd_q4_avg_pre *pr, int i
   /* a term that needs more of the material than A, D, s reads pr->mt */
   double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
   double *Bm = B, *Bb = B + 60, *Bs = B + 120, e[3], chi[3], gs[2], dNx[4], dNy[4];
-  double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, Bm, Bb, Bs, e, chi, gs,
+  double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, &pr->mem, Bm, Bb, Bs, e, chi, gs,
                                     dNx, dNy, zeroed);
   double Nm[3], Mb[3], Q[2];
   if (pr->plain) {

@@ -74,7 +74,7 @@ CRD_HD double crd_q4_results_gp(const double *xl0, const double *q, const crd_q4
   const double gp = 0.57735026918962576451;
   double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
   double Bm[60], Bb[60], Bs[40], e[3], chi[3], g[2], dNx[4], dNy[4];
-  double det = crd_q4_gp_strains(xl0, q, xi, eta, Bm, Bb, Bs, e, chi, g, dNx, dNy);
+  double det = crd_q4_gp_strains(xl0, q, mt->am, xi, eta, Bm, Bb, Bs, e, chi, g, dNx, dNy);
   *u = crd_q4_resultants(mt, e, chi, g, N, M, Q);
   return det;
 }

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
   double w = argc > 1 ? atof(argv[1]) : 0.5; /* weight of the end state (1 - alpha_f) */
   const double h = 0.01, E = 2.1e11, nu = 0.3;
   crd_q4_mat mt;
-  mt.E = E; mt.nu = nu; mt.h = h; mt.xi = 0.0;
+  mt.E = E; mt.nu = nu; mt.h = h; mt.xi = 0.0; mt.am = 1.0;
   fd X0[12], p0[12], da[12], pa[12], db[12], pb[12], df[12], pf[12], B[24], fG[20], KG[400], Em[400], md;
   int l[4];
   const double xs[4] = {0, 1, 1, 0}, ys[4] = {0, 0, 1, 1};

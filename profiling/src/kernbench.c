@@ -93,7 +93,7 @@ int main(int argc, char **argv)
       quads[4 * e] = a; quads[4 * e + 1] = a + 1; quads[4 * e + 2] = a + n + 2; quads[4 * e + 3] = a + n + 1;
       for (int t = 0; t < 16; ++t) C[16 * e + t] = (t / 4 == t % 4 ? 2.0 : 1.0) * 7850 * 0.01 / (36.0 * n * n);
     }
-  crd_q4_mat mt = {2.1e11, 0.3, 0.01, 0.0};
+  crd_q4_mat mt = {2.1e11, 0.3, 0.01, 0.0, 1.0};
   size_t nout = (size_t)ne * (20 + 210 + 1) * 2 + (size_t)ne * (20 + 20 + 210 + 400 + 1);
   double *out = calloc(nout, sizeof(double));
   double *fs = out, *ks = fs + 20 * (size_t)ne, *us = ks + 210 * (size_t)ne;
@@ -122,8 +122,11 @@ int main(int argc, char **argv)
   }
   /* the range bodies (elem_batch.cpp: elements in vector lanes) over the
    * whole mesh, into a second buffer that must hold the same bytes */
-  double *mat = malloc(sizeof(double) * 3 * ne);
-  for (int e = 0; e < ne; ++e) { mat[3 * e] = mt.E; mat[3 * e + 1] = mt.nu; mat[3 * e + 2] = mt.h; }
+  double *mat = malloc(sizeof(double) * CRD_Q4_MAT_STRIDE * ne);
+  for (int e = 0; e < ne; ++e) {
+    double *r = mat + (size_t)CRD_Q4_MAT_STRIDE * e;
+    r[0] = mt.E; r[1] = mt.nu; r[2] = mt.h; r[3] = mt.am;
+  }
   double *geo = malloc(sizeof(double) * CRD_ELEM_GEO * ne);
   crd_elem_geo_build(ne, quads, X, P0, geo);
   double *out2 = calloc(nout, sizeof(double));

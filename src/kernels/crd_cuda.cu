@@ -8,7 +8,7 @@
  *  - split (default; crd_cu_k_*_split): one block of CRD_CU_SPLIT_BLOCK
  *    threads per element, the threads sharing the element (docs/architecture.md §4):
  *    Gauss points, the entries of k_T and f, and the products of the
- *    transforms, through a crd_elem_ws workspace in shared memory (18.5 KB
+ *    transforms, through a crd_elem_ws workspace in shared memory (18.7 KB
  *    static); thread 0 does the serial phases (frames, T, the pull-back,
  *    the rest of K_G, inertia) and writes the outputs;
  *  - thread0 (crd_cu_k_static, crd_cu_k_mid): one block of CRD_CU_BLOCK

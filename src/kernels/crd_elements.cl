@@ -8,7 +8,7 @@
  *  - split (crd_k_static_split, crd_k_mid_split): the work-items of the
  *    group share the element (docs/architecture.md §4): Gauss points, the entries of
  *    k_T and f, and the products of the transforms, through a workspace in
- *    __local memory (crd_elem_ws, 18.5 KB); the default on GPU devices;
+ *    __local memory (crd_elem_ws, 18.7 KB); the default on GPU devices;
  *  - serial (crd_k_static, crd_k_mid): one work-item per group does the
  *    whole element (groups of one); faster on PoCL's CPU device, where a
  *    work-group runs on one core anyway (profiling/RESULTS.md), and the

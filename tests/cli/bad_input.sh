@@ -96,6 +96,8 @@ bad "box set that selects nothing" "$T/emptybox.json" "emptybox.json" '$.sets.fa
 
 base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": 0}],' >"$T/thick0.json"
 bad "zero thickness" "$T/thick0.json" "thick0.json" '$.sections[0].thickness'
+base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": 0.1, "membrane": "mitc9"}],' >"$T/membrane.json"
+bad "unknown membrane names the value and the choices" "$T/membrane.json" "membrane.json" '$.sections[0].membrane' "mitc9" "tied_shear or displacement"
 
 base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": -0.1}],' >"$T/thickneg.json"
 bad "negative thickness" "$T/thickneg.json" "thickneg.json" '$.sections[0].thickness'

@@ -78,7 +78,7 @@ static void normal(double a, double b, double *p)
 struct mesh {
   int quads[4 * NE], ln[NN];
   double x[3 * NN], p0[3 * NN], d0[3 * NN], pa[3 * NN], db[3 * NN], pb[3 * NN], df[3 * NN], pf[3 * NN];
-  double am[5 * NN], wam[3 * NN], Bs[6 * NN], C[16 * NE], mat[3 * NE];
+  double am[5 * NN], wam[3 * NN], Bs[6 * NN], C[16 * NE], mat[CRD_Q4_MAT_STRIDE * NE];
   mesh()
   {
     unsigned sd = 11;
@@ -108,9 +108,10 @@ struct mesh {
     }
     for (int a = 0; a < 16 * NE; ++a) C[a] = 0.01 * (1.0 + 0.5 * rnd(&sd));
     for (int e = 0; e < NE; ++e) {
-      mat[3 * e] = 2.1e5 * (1 + 0.1 * e);
-      mat[3 * e + 1] = 0.3;
-      mat[3 * e + 2] = 0.01;
+      mat[CRD_Q4_MAT_STRIDE * e] = 2.1e5 * (1 + 0.1 * e);
+      mat[CRD_Q4_MAT_STRIDE * e + 1] = 0.3;
+      mat[CRD_Q4_MAT_STRIDE * e + 2] = 0.01;
+      mat[CRD_Q4_MAT_STRIDE * e + 3] = 1.0;
     }
   }
 };

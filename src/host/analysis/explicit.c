@@ -92,7 +92,7 @@ static double element_lambda(const crd_dyn *dy, const crd_problem *pb, double ro
         for (int j = 0; j < 2; ++j)
           Mp[4 * a + 2 * i + j] = P * (A1[i] * A1[j] + A1[2 + i] * A1[2 + j] + A1[4 + i] * A1[4 + j]);
     }
-    crd_q4_mat mt = {s->E, s->nu, s->thickness, 0.0};
+    crd_q4_mat mt = crd_backend_section_mat(pb, e);
     crd_q4_global(X0, P0, d, p, l, &mt, NULL, K, &md);
     return element_lambda_max(K, Mt, Mp);
   }

@@ -63,8 +63,7 @@ static void element_results(const crd_problem *pb, double *sc, double *ex, doubl
     crd_elem_gather3(qd, pb->p0, p0);
     crd_elem_gather3(qd, pb->d, d);
     crd_elem_gather3(qd, pb->p, p);
-    const crd_section *s = &m->sections[m->elem_section[e]];
-    crd_q4_mat mt = {s->E, s->nu, s->thickness, 0.0};
+    crd_q4_mat mt = crd_backend_section_mat(pb, e);
     crd_q4_results res;
     crd_q4_results_global(X0, p0, d, p, &mt, &res);
     const double v[RES_NSCALAR] = {res.N[0], res.N[1], res.N[2], res.M[0], res.M[1],

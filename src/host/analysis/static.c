@@ -411,6 +411,17 @@ static int arc_accept(arc_state *a, int it, double res)
   return 0;
 }
 
+/* A converged step whose increment points against the last one (their
+ * translational dot product negative) has left the path it was following:
+ * near a sharp turn of the path the arc can reach back across it and the
+ * corrector then converges onto the part already traced, after which the
+ * predictor rule keeps walking back.  Such a step is cut like one that did
+ * not converge, so the arc shrinks until it resolves the turn. */
+static int arc_turned_back(const arc_state *a)
+{
+  return a->step > 0 && mdot(a->n, a->mask, a->w->Du, a->w->Du_prev) < 0.0;
+}
+
 /* Arc-length steps to the stop factor (at most 20 x steps): each a
  * predictor and a corrector, then accepted or cut. */
 static int run_arc_length(crd_run *r, st_work *w)
@@ -429,6 +440,10 @@ static int run_arc_length(crd_run *r, st_work *w)
     double res = 0;
     save_state(pb, w);
     if ((rc = arc_predict(&a)) || (rc = arc_correct(&a, &it, &res, &conv))) goto out;
+    if (conv && arc_turned_back(&a)) {
+      crd_run_progress(r, "arc step at load factor %.6g turned back along the path", a.lam + a.Dlam);
+      conv = 0;
+    }
     if ((rc = conv ? arc_accept(&a, it, res) : arc_cut(&a))) goto out;
   }
   r->steps = a.step;

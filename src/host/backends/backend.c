@@ -105,14 +105,23 @@ int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backen
   return 0;
 }
 
-void crd_backend_section_table(const crd_problem *pb, double *mat)
+crd_q4_mat crd_backend_section_mat(const crd_problem *pb, int e)
 {
   const crd_model *m = pb->m;
+  const crd_section *s = &m->sections[m->elem_section[e]];
+  crd_q4_mat mt = {s->E, s->nu, s->thickness, 0.0, s->membrane == CRD_MEMBRANE_TIED_SHEAR ? 1.0 : 0.0};
+  return mt;
+}
+
+void crd_backend_section_table(const crd_problem *pb, double *mat)
+{
   for (int e = 0; e < pb->ne; ++e) {
-    const crd_section *s = &m->sections[m->elem_section[e]];
-    mat[3 * e] = s->E;
-    mat[3 * e + 1] = s->nu;
-    mat[3 * e + 2] = s->thickness;
+    crd_q4_mat mt = crd_backend_section_mat(pb, e);
+    double *row = mat + (size_t)CRD_Q4_MAT_STRIDE * e;
+    row[0] = mt.E;
+    row[1] = mt.nu;
+    row[2] = mt.h;
+    row[3] = mt.am;
   }
 }
 

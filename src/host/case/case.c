@@ -125,9 +125,21 @@ static int get_int_min(const crd_case_ctx *c, const cJSON *obj, const char *jp, 
 
 /* ---- sections, supports --------------------------------------------------------- */
 
+static int parse_membrane(const crd_case_ctx *c, const cJSON *it, const char *jp, int *membrane)
+{
+  char name[32] = "tied_shear", kp[CRD_JP_MAX];
+  CRD_CALL(crd_json_get_str(c, it, jp, "membrane", 0, 1, name, sizeof name));
+  if (!strcmp(name, "tied_shear")) *membrane = CRD_MEMBRANE_TIED_SHEAR;
+  else if (!strcmp(name, "displacement")) *membrane = CRD_MEMBRANE_DISPLACEMENT;
+  else
+    return CASE_BAD(c, crd_jp_key(kp, jp, "membrane"), "unknown membrane '%s' (expected tied_shear or displacement)",
+                    name);
+  return 0;
+}
+
 static int parse_sections(const crd_case_ctx *c, const cJSON *arr, crd_model *m)
 {
-  static const char *const keys[] = {"elements", "E", "nu", "rho", "thickness", NULL};
+  static const char *const keys[] = {"elements", "E", "nu", "rho", "thickness", "membrane", NULL};
   char jp[CRD_JP_MAX], kp[CRD_JP_MAX];
   const cJSON *it;
   int n, i = 0;
@@ -149,6 +161,7 @@ static int parse_sections(const crd_case_ctx *c, const cJSON *arr, crd_model *m)
       return CASE_BAD(c, crd_jp_key(kp, jp, "nu"), "nu must lie in (-1, 0.5) (got %g)", s->nu);
     CRD_CALL(get_positive(c, it, jp, "rho", 0, 1, &s->rho));
     CRD_CALL(get_positive(c, it, jp, "thickness", 1, 0, &s->thickness));
+    CRD_CALL(parse_membrane(c, it, jp, &s->membrane));
     const crd_set *st = &m->sets[set];
     for (int k = 0; k < st->ne; ++k) {
       int e = st->elems[k];

@@ -183,7 +183,7 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
   CRD_CALL(CRD_CALLOC(1, &be));
   int rc;
   size_t ne1 = (size_t)(pb->ne > 0 ? pb->ne : 1);
-  if ((rc = CRD_CALLOC(1, &ci)) || (rc = CRD_CALLOC(3 * ne1, &ci->mat)) ||
+  if ((rc = CRD_CALLOC(1, &ci)) || (rc = CRD_CALLOC((size_t)CRD_Q4_MAT_STRIDE * ne1, &ci->mat)) ||
       (rc = CRD_CALLOC(CRD_ELEM_GEO * ne1, &ci->geo))) {
     if (ci) {
       free(ci->mat);

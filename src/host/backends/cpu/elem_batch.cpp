@@ -48,7 +48,7 @@ namespace { /* internal linkage, as elem_lanes.h */
 extern "C" {
 /* the C section (crd_q4_mat of shell_q4.h in double) */
 typedef struct crd_q4_mat_c {
-  double E, nu, h, xi;
+  double E, nu, h, xi, am;
 } crd_q4_mat_c;
 
 /* this variant's per-element bodies (elem_isa.c) */
@@ -194,16 +194,18 @@ static inline void gather3(const int *quads, const int *es, const double *src, c
 static inline void mat_lanes(const double *mat, const int *es, double xi, crd_q4_mat *mt)
 {
   size_t off[W];
-  lanes_off(es, 3, off);
+  lanes_off(es, CRD_Q4_MAT_STRIDE, off);
   mt->E = lanes_at(mat, off);
   mt->nu = lanes_at(mat + 1, off);
   mt->h = lanes_at(mat + 2, off);
+  mt->am = lanes_at(mat + 3, off);
   mt->xi = xi;
 }
 
 static inline crd_q4_mat_c mat_c(const double *mat, int e, double xi)
 {
-  crd_q4_mat_c m = {mat[3 * e], mat[3 * e + 1], mat[3 * e + 2], xi};
+  const double *r = mat + (size_t)CRD_Q4_MAT_STRIDE * e;
+  crd_q4_mat_c m = {r[0], r[1], r[2], xi, r[3]};
   return m;
 }
 

@@ -140,13 +140,13 @@ static int upload_model(cu *c, const crd_problem *pb)
   const crd_model *m = pb->m;
   size_t nn = (size_t)pb->nn, ne = (size_t)pb->ne, neq = (size_t)pb->neq, nnz = (size_t)c->nnz;
   double *mat;
-  CRD_CALL(CRD_CALLOC(3 * ne, &mat));
+  CRD_CALL(CRD_CALLOC((size_t)CRD_Q4_MAT_STRIDE * ne, &mat));
   crd_backend_section_table(pb, mat);
   int rc = 0;
   if ((rc = DALLOC(c->quads, sizeof(int) * 4 * ne, m->quads, "quads")) ||
       (rc = DALLOC(c->x, sizeof(double) * 3 * nn, m->x, "x")) ||
       (rc = DALLOC(c->p0, sizeof(double) * 3 * nn, pb->p0, "p0")) ||
-      (rc = DALLOC(c->mat, sizeof(double) * 3 * ne, mat, "materials")) ||
+      (rc = DALLOC(c->mat, sizeof(double) * CRD_Q4_MAT_STRIDE * ne, mat, "materials")) ||
       (rc = DALLOC(c->elem_eq, sizeof(int) * 20 * ne, pb->elem_eq, "equation map")) ||
       (rc = DALLOC(c->scatter, sizeof(int) * 210 * ne, pb->scatter, "scatter map")))
     goto out;

@@ -243,7 +243,7 @@ static int upload_model(ocl *o, const crd_problem *pb)
   const crd_model *m = pb->m;
   size_t nn = (size_t)pb->nn, ne = (size_t)pb->ne;
   double *mat;
-  CRD_CALL(CRD_CALLOC(3 * ne, &mat));
+  CRD_CALL(CRD_CALLOC((size_t)CRD_Q4_MAT_STRIDE * ne, &mat));
   crd_backend_section_table(pb, mat);
   int *fptr = NULL, *fidx = NULL, *kptr = NULL, *kidx = NULL;
   int rc = 0;
@@ -253,7 +253,7 @@ static int upload_model(ocl *o, const crd_problem *pb)
   if ((rc = mk(o, sizeof(int) * 4 * ne, m->quads, &o->quads, "quads")) ||
       (rc = mk(o, sizeof(double) * 3 * nn, m->x, &o->x, "x")) ||
       (rc = mk(o, sizeof(double) * 3 * nn, pb->p0, &o->p0, "p0")) ||
-      (rc = mk(o, sizeof(double) * 3 * ne, mat, &o->mat, "materials")) ||
+      (rc = mk(o, sizeof(double) * CRD_Q4_MAT_STRIDE * ne, mat, &o->mat, "materials")) ||
       (rc = mk(o, sizeof(int) * (size_t)(pb->neq + 1), fptr, &o->fptr, "force gather map")) ||
       (rc = mk(o, sizeof(int) * (size_t)(fptr[pb->neq] + 1), fidx, &o->fidx, "force gather map")) ||
       (rc = mk(o, sizeof(int) * (size_t)(o->nnz + 1), kptr, &o->kptr, "matrix gather map")) ||
