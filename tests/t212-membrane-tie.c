@@ -22,8 +22,9 @@ static const double QUAD[12] = {0, 0, 0, 1.3, 0.1, 0, 1.0, 0.9, 0, 0.2, 1.2, 0};
 
 /* max |e(gp) - e_exact| over the four Gauss points for the linear field
  * u = G x (G 2x2), w = c . x, on xl0 with the given tie */
-static double linear_field_error(const double *xl0, const crd_q4_mem *mm, const double *G, const double *c)
+static double linear_field_error(const double *xl0, const crd_q4_mem *tie, const double *G, const double *c)
 {
+  crd_q4_mem m = *tie, *mm = &m;
   double Bc[4][20], q[20] = {0}, err = 0;
   crd_q4_mitc_rows(xl0, Bc);
   for (int i = 0; i < 4; ++i) {
@@ -32,6 +33,7 @@ static double linear_field_error(const double *xl0, const crd_q4_mem *mm, const 
     q[5 * i + 1] = G[2] * x + G[3] * y;
     q[5 * i + 2] = 1e-9 * (c[0] * x + c[1] * y); /* tiny: the quadratic w terms below round-off */
   }
+  crd_q4_mem_state(mm, q);
   const double gp = 0.57735026918962576451, xs[4] = {-gp, gp, gp, -gp}, ys[4] = {-gp, -gp, gp, gp};
   for (int ig = 0; ig < 4; ++ig) {
     double Bm[60], Bb[60], Bs[40], e[3], chi[3], g[2], dNx[4], dNy[4];

@@ -119,20 +119,22 @@ CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, doub
  * terms); the quadratic w terms stay at the Gauss point, so the Hessians
  * of e and everything built on them (k, the midpoint rule) are unchanged.
  * m0[a]: t . (d e_lin(0) / dq_a) for the u, v, w slots (5 i + 0..2);
- * v is scaled by am (0: no correction). */
+ * v is scaled by am (0: no correction); m0q = m0 . q, the centre's e_rs
+ * at the state of the evaluation (crd_q4_mem_state). */
 typedef struct crd_q4_mem {
   double m0[20];
-  double t[3], v[3];
+  double t[3], v[3], m0q;
 } crd_q4_mem;
 
 /* t . (the linear membrane rows of node i's u, v, w) for the x- and
  * y-derivatives nx, ny of its shape function and the warp slopes z0x, z0y:
- * out[0..2] for u, v, w. */
+ * out[0..2] for u, v, w.  The w row is (z0x nx, z0y ny, z0x ny + z0y nx),
+ * z0x times the u row plus z0y times the v row. */
 CRD_HD void crd_q4_mem_rows(const double *t, double nx, double ny, double z0x, double z0y, double *out)
 {
   out[0] = t[0] * nx + t[2] * ny;
   out[1] = t[1] * ny + t[2] * nx;
-  out[2] = t[0] * z0x * nx + t[1] * z0y * ny + t[2] * (z0x * ny + z0y * nx);
+  out[2] = z0x * out[0] + z0y * out[1];
 }
 
 CRD_HD void crd_q4_mem_prepare(const double *xl0, double am, crd_q4_mem *mm)
@@ -158,6 +160,15 @@ CRD_HD void crd_q4_mem_prepare(const double *xl0, double am, crd_q4_mem *mm)
     crd_q4_mem_rows(mm->t, nx[i], ny[i], z0x, z0y, mm->m0 + 5 * i);
     mm->m0[5 * i + 3] = mm->m0[5 * i + 4] = 0.0;
   }
+  mm->m0q = 0.0;
+}
+
+/* mm->m0q for the state q (before the Gauss points of an evaluation). */
+CRD_HD void crd_q4_mem_state(crd_q4_mem *mm, const double *q)
+{
+  double s = 0.0;
+  for (int a = 0; a < 20; ++a) s += mm->m0[a] * q[a];
+  mm->m0q = s;
 }
 
 /* The strain operators at Gauss point (xi, eta) of the element.
@@ -178,6 +189,7 @@ CRD_HD double crd_q4_gp_strains(const double *xl0, const double *q, double am, d
   crd_q4_mem mm;
   crd_q4_mitc_rows(xl0, Bc);
   crd_q4_mem_prepare(xl0, am, &mm);
+  crd_q4_mem_state(&mm, q);
   return crd_q4_gp_strains_bc(xl0, q, xi, eta, (const double(*)[20])Bc, &mm, Bm, Bb, Bs, e, chi, g, dNx, dNy, 0);
 }
 
@@ -226,16 +238,13 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
   }
   if (!zeroed)
     for (int a = 0; a < 60; ++a) Bm[a] = Bb[a] = 0.0;
-  double sx = z0x + wx, sy = z0y + wy, dl = 0.0;
+  double sx = z0x + wx, sy = z0y + wy;
   const double *tv = mm->v;
   for (int i = 0; i < 4; ++i) {
     int c = 5 * i;
     double sm[3]; /* the tie's correction per unit v, for u, v, w of node i */
     crd_q4_mem_rows(mm->t, dNx[i], dNy[i], z0x, z0y, sm);
-    for (int a = 0; a < 3; ++a) {
-      sm[a] = mm->m0[c + a] - sm[a];
-      dl += sm[a] * q[c + a];
-    }
+    for (int a = 0; a < 3; ++a) sm[a] = mm->m0[c + a] - sm[a];
     Bm[c] = dNx[i] + tv[0] * sm[0];
     Bm[20 + c] = tv[1] * sm[0];
     Bm[40 + c] = dNy[i] + tv[2] * sm[0];
@@ -257,9 +266,13 @@ CRD_HD double crd_q4_gp_strains_bc(const double *xl0, const double *q, double xi
     vx += dNx[i] * q[5 * i + 1];
     vy += dNy[i] * q[5 * i + 1];
   }
-  e[0] = ux + z0x * wx + 0.5 * wx * wx + tv[0] * dl;
-  e[1] = vy + z0y * wy + 0.5 * wy * wy + tv[1] * dl;
-  e[2] = uy + vx + z0x * wy + z0y * wx + wx * wy + tv[2] * dl;
+  /* the tie: e_rs of the linear strain at the centre minus at this point */
+  double l0 = ux + z0x * wx, l1 = vy + z0y * wy, l2 = uy + vx + z0x * wy + z0y * wx;
+  const double *t = mm->t;
+  double dl = mm->m0q - (t[0] * l0 + t[1] * l1 + t[2] * l2);
+  e[0] = l0 + 0.5 * wx * wx + tv[0] * dl;
+  e[1] = l1 + 0.5 * wy * wy + tv[1] * dl;
+  e[2] = l2 + wx * wy + tv[2] * dl;
   chi[0] = chi[1] = chi[2] = 0.0;
   for (int i = 0; i < 4; ++i) {
     chi[0] += dNx[i] * q[5 * i + 3];
@@ -332,6 +345,7 @@ CRD_HD void crd_q4_avg_prepare(const double *xl0, const double *qa, const double
   pr->rb = 1.0 - w;
   crd_q4_mitc_rows(xl0, pr->Bc);
   crd_q4_mem_prepare(xl0, mt->am, &pr->mem);
+  crd_q4_mem_state(&pr->mem, pr->qbar);
   /* w = 1 (the plain element): the strains at q_b are those at qbar = q_b,
    * the terms in dq below are exact zeros and are skipped */
   pr->plain = (w == 1.0);
