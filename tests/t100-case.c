@@ -369,8 +369,12 @@ static void test_bad(void)
   BAD(CASE("'loads': [{'body': 'hub', 'force': [1, 0, 0]}], " STAT), "$.loads[0].body", "unknown rigid body 'hub'",
       "load on a missing body");
   /* analysis stages */
-  BAD(CASE("'analysis': {'type': 'dynamic', 'stages': [{'integrator': 'implicit', 't_end': 1, 'dt': 'auto'}]}"),
-      "$.analysis.stages[0].dt", "only for explicit", "dt auto for an implicit stage");
+  BAD(CASE("'analysis': {'type': 'dynamic', 'stages': [{'integrator': 'implicit', 't_end': 1, 'dt': 'auto', "
+           "'dt_min': 0.5, 'dt_max': 0.1}]}"),
+      "$.analysis.stages[0].dt_min", "exceeds dt_max", "dt auto of an implicit stage with dt_min above dt_max");
+  BAD(CASE("'analysis': {'type': 'dynamic', 'stages': [{'integrator': 'implicit', 't_end': 1, 'dt': 0.1, "
+           "'error_tolerance': 1e-4}]}"),
+      "$.analysis.stages[0].error_tolerance", "dt \"auto\"", "error_tolerance with a numeric dt");
   BAD(CASE("'analysis': {'type': 'dynamic', 'stages': [{'integrator': 'explicit', 't_end': 1, 'dt': 'auto'},"
            "{'integrator': 'implicit', 't_end': 1, 'dt': 0.1}]}"),
       "$.analysis.stages[1].t_end", "previous stage", "stage not later than the previous");

@@ -51,6 +51,9 @@ const void *crd_ckpt_find(const crd_ckpt *c, const char *name, size_t *len);
 int crd_ckpt_get(const crd_ckpt *c, const char *name, void *dst, size_t len);
 /* Values of a text section; missing keys are an error naming them. */
 int crd_ckpt_get_dbl(const crd_ckpt *c, const char *section, const char *key, double *v);
+/* The same, or dflt where the section lacks the key (a value added to the
+ * format after version 1: checkpoints written before it still restart). */
+int crd_ckpt_get_dbl_or(const crd_ckpt *c, const char *section, const char *key, double dflt, double *v);
 int crd_ckpt_get_int(const crd_ckpt *c, const char *section, const char *key, long long *v);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct crd_dyn {
   double *plump;      /* nn: lumped director inertia (row sums of h^2/12 C) */
   double *v, *a;      /* 3*nn: translational velocity, acceleration */
   double *w, *wa;     /* 3*nn: p' and p'' */
+  double *a_prev, *wa_prev; /* 3*nn: implicit dt "auto": a and p'' at the start of the last accepted step */
   double t;           /* current time */
   int step;           /* accepted steps over all stages */
   double kinetic, strain, L[3], J[3];  /* of the current state (rigid bodies included) */
@@ -47,6 +48,8 @@ typedef struct crd_dyn {
     double dt;                         /* implicit: step size in use (after cuts); explicit: the step */
     int good;                          /* implicit: accepted steps since the last cut (regrowth) */
     double E_prev;                     /* implicit: total energy at the last step */
+    double v_max;                      /* implicit dt "auto": the largest rate norm of the stage so far */
+    double h_prev;                     /* implicit dt "auto": the last accepted step (0: none yet in the stage) */
     double xi_kappa;                   /* implicit, monotone energy: xi per unit energy of the last such step */
     double x_roundoff;                 /* implicit: position round-off of the stage's start */
     int n, nsteps;                     /* explicit: steps taken / total in this stage */

@@ -81,8 +81,10 @@ enum crd_integrator { CRD_INT_IMPLICIT, CRD_INT_EXPLICIT };
 typedef struct crd_stage {
   enum crd_integrator integrator;
   double t_end;
-  double dt;                        /* > 0; explicit "auto" stores dt_auto = 1 and dt = 0 */
+  double dt;                        /* > 0; explicit "auto": dt_auto = 1 and dt = 0; implicit "auto": dt = dt_max */
   int dt_auto;
+  double error_tolerance;           /* implicit "auto": the local error per step, relative (default 1e-4) */
+  double dt_min, dt_max;            /* implicit "auto": the step's bounds (defaults: dt_max/65536, length/20) */
   double safety;                    /* explicit auto step safety factor (default 0.9) */
   double rho_inf;                   /* default 1.0 */
   double tolerance;                 /* default 1e-8 */

@@ -96,6 +96,16 @@ bad "box set that selects nothing" "$T/emptybox.json" "emptybox.json" '$.sets.fa
 
 base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": 0}],' >"$T/thick0.json"
 bad "zero thickness" "$T/thick0.json" "thick0.json" '$.sections[0].thickness'
+# adaptive implicit steps: their keys only with dt "auto" on an implicit stage, dt_min <= dt_max
+ST=cases/cantilever_strip_pulse.json
+sed 's/"dt": 1e-3,/"dt": 1e-3, "error_tolerance": 1e-4,/' "$ST" >"$T/errtol_fixed.json"
+bad "error_tolerance with a numeric dt" "$T/errtol_fixed.json" "errtol_fixed.json" '$.analysis.stages[0].error_tolerance' 'dt "auto"'
+sed 's/"integrator": "implicit", "t_end": 0.5, "dt": 1e-3, "rho_inf": 1.0, "tolerance": 1e-10/"integrator": "explicit", "t_end": 0.5, "dt": "auto", "dt_max": 1e-3/' "$ST" >"$T/dtmax_explicit.json"
+bad "dt_max in an explicit stage" "$T/dtmax_explicit.json" "dtmax_explicit.json" '$.analysis.stages[0].dt_max' "implicit stages"
+sed 's/"dt": 1e-3,/"dt": "auto", "dt_min": 0.1, "dt_max": 0.01,/' "$ST" >"$T/dtmin_big.json"
+bad "dt_min above dt_max" "$T/dtmin_big.json" "dtmin_big.json" '$.analysis.stages[0].dt_min' "exceeds dt_max"
+sed 's/"dt": 1e-3,/"dt": "auto", "error_tolerance": 0,/' "$ST" >"$T/errtol0.json"
+bad "error_tolerance 0" "$T/errtol0.json" "errtol0.json" '$.analysis.stages[0].error_tolerance'
 base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": 0.1, "membrane": "mitc9"}],' >"$T/membrane.json"
 bad "unknown membrane names the value and the choices" "$T/membrane.json" "membrane.json" '$.sections[0].membrane' "mitc9" "tied_shear or displacement"
 

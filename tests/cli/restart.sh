@@ -3,7 +3,8 @@
 # a run stopped at a random step and restarted must give a history.csv
 # (and result.pvd, frames) byte-identical to the uninterrupted run.
 #   - flying L-plate (load phase and tumbling), SIGINT at a random step
-#     (test hook CRDYN_TEST_SIGINT_STEP) and a real SIGINT after a random delay
+#     (test hook CRDYN_TEST_SIGINT_STEP) and a real SIGINT after a random delay;
+#     the same with adaptive implicit steps (dt "auto")
 #   - two stages (explicit then implicit): in the explicit stage, at the
 #     boundary, in the implicit stage
 #   - checkpoint_every (steps) and a crash (SIGKILL) after a random step:
@@ -73,6 +74,15 @@ FD=tests/restart/flying_plate_dissipative.json
 nmono=$(tr -d ' \t' <"$T/fd_ref/summary.json" | grep -o '"monotone_energy_steps":[0-9]*' | cut -d: -f2)
 check "[ '${nmono:-0}' -gt 0 ]" "flying plate rho_inf = 0.8: the monotone energy control acts (${nmono:-no} steps solved again)"
 interrupt_restart "$FD" "$T/fd_ref" fd_tumble "$(rnd 101 "$nfp")"
+
+# dt "auto": the step, the largest rate and the accelerations of the error
+# estimate (stage.h_prev, stage.v_max, node.a_prev) go on from the checkpoint
+FA=tests/restart/flying_plate_auto.json
+"$CRDYN" run "$FA" --out "$T/fa_ref" --quiet >/dev/null 2>&1
+nfa=$(($(wc -l <"$T/fa_ref/history.csv") - 2))
+nrej=$(tr -d ' \t' <"$T/fa_ref/summary.json" | grep -o '"step_cuts":[0-9]*' | cut -d: -f2)
+check "[ '${nrej:-0}' -gt 0 ] && [ $nfa -gt 140 ]" "flying plate, dt auto: $nfa steps of varying length, ${nrej:-no} refused by the error estimate"
+interrupt_restart "$FA" "$T/fa_ref" fa "$(rnd 2 "$nfa")"
 
 # a real SIGINT after a random delay (the run takes a few seconds)
 delay=$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.3 + 2.5 * rand() }')

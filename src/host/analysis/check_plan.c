@@ -65,7 +65,7 @@ static int print_stages(const crd_run *r)
   CRD_CALL(crd_dyn_create(r->pb, &dy));
   double t = 0.0, steps = 0.0;
   plan_count all = {1.0, crd_output_has_frames(o) ? 1.0 : 0.0, 0}; /* row and frame 0 */
-  int rc = 0;
+  int rc = 0, atleast = 0; /* an implicit dt "auto" stage: its steps are counted at dt_max, a floor */
   for (int s = 0; s < m->analysis.nstages && !rc; ++s) {
     const crd_stage *st = &m->analysis.stages[s];
     double len = st->t_end - t, dt = st->dt, dt_stable = 0.0;
@@ -80,16 +80,23 @@ static int print_stages(const crd_run *r)
            t, st->t_end, dt);
     if (st->integrator == CRD_INT_EXPLICIT)
       printf(" (%s; stable estimate %.6g at the initial state)", st->dt_auto ? "auto" : "given", dt_stable);
-    printf(", %.0f steps%s, %s%.0f history rows, %.0f frames\n", n,
-           st->integrator == CRD_INT_IMPLICIT ? " (more if Newton cuts steps)" : "", c.bound ? "at most " : "", c.rows,
-           c.frames);
+    int adaptive = st->integrator == CRD_INT_IMPLICIT && st->dt_auto;
+    if (adaptive)
+      printf(" (auto, the largest; error tolerance %g, dt from %.6g), at least %.0f steps (the error estimate decides), "
+             "%s%.0f history rows, %s%.0f frames\n", st->error_tolerance, st->dt_min, n,
+             o->history_dt > 0 ? "" : "at least ", c.rows, o->vtk_dt > 0 ? "" : "at least ", c.frames);
+    else
+      printf(", %.0f steps%s, %s%.0f history rows, %.0f frames\n", n,
+             st->integrator == CRD_INT_IMPLICIT ? " (more if Newton cuts steps)" : "", c.bound ? "at most " : "", c.rows,
+             c.frames);
+    atleast |= adaptive;
     if (st->integrator == CRD_INT_IMPLICIT && st->dt > len)
       printf("note: stage %d: dt %g exceeds the stage's length %g: one step of %g\n", s, st->dt, len, len);
     t = st->t_end, steps += n, all.rows += c.rows, all.frames += c.frames, all.bound |= c.bound;
   }
   if (!rc)
-    printf("in all    %.0f steps, %s%.0f history rows, %.0f frames\n", steps, all.bound ? "at most " : "", all.rows,
-           all.frames);
+    printf("in all    %s%.0f steps, %s%.0f history rows, %.0f frames\n", atleast ? "at least " : "", steps,
+           atleast ? "about " : all.bound ? "at most " : "", all.rows, all.frames);
   crd_dyn_destroy(&dy);
   return rc;
 }

@@ -7,6 +7,9 @@
  *              accumulated work and statistics, the history file's length
  *              and hash, the solver mode
  *   "node.d" "node.p" "node.v" "node.a" "node.w" "node.wa"  f64[3 nn]
+ *   "node.a_prev" "node.wa_prev"  f64[3 nn]: a and p'' at the start of the
+ *              last accepted step (the error estimate of implicit dt
+ *              "auto"); a checkpoint without them restarts with a, p''
  *   "node.l"   i32[nn]: the dependent normal component of each node (the
  *              choice of the independent pair)
  *   "pvd"      text: the result.pvd entries written so far
@@ -76,6 +79,8 @@ static void text_stage(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_dbl(w, "stage.dt", dy->cur.dt);
   crd_ckpt_text_int(w, "stage.good", dy->cur.good);
   crd_ckpt_text_dbl(w, "stage.E_prev", dy->cur.E_prev);
+  crd_ckpt_text_dbl(w, "stage.v_max", dy->cur.v_max);
+  crd_ckpt_text_dbl(w, "stage.h_prev", dy->cur.h_prev);
   crd_ckpt_text_dbl(w, "stage.xi_kappa", dy->cur.xi_kappa);
   crd_ckpt_text_dbl(w, "stage.x_roundoff", dy->cur.x_roundoff);
   crd_ckpt_text_int(w, "stage.n", dy->cur.n);
@@ -139,6 +144,7 @@ static int add_state(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
       (rc = crd_ckpt_add(w, "node.l", pb->l, (size_t)pb->nn * sizeof(int))) ||
       (rc = crd_ckpt_add(w, "node.v", dy->v, n3)) || (rc = crd_ckpt_add(w, "node.a", dy->a, n3)) ||
       (rc = crd_ckpt_add(w, "node.w", dy->w, n3)) || (rc = crd_ckpt_add(w, "node.wa", dy->wa, n3)) ||
+      (rc = crd_ckpt_add(w, "node.a_prev", dy->a_prev, n3)) || (rc = crd_ckpt_add(w, "node.wa_prev", dy->wa_prev, n3)) ||
       (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1)) || /* with its NUL */
       (rc = ties_add(w, r->ties)))
     return crd_err_trace(rc, __FILE__, __LINE__, __func__);
@@ -202,6 +208,14 @@ static int restore_state(crd_run *r, crd_dyn *dy, const crd_ckpt *c)
   CRD_CALL(crd_ckpt_get(c, "node.a", dy->a, n3));
   CRD_CALL(crd_ckpt_get(c, "node.w", dy->w, n3));
   CRD_CALL(crd_ckpt_get(c, "node.wa", dy->wa, n3));
+  size_t na;
+  if (crd_ckpt_find(c, "node.a_prev", &na)) {
+    CRD_CALL(crd_ckpt_get(c, "node.a_prev", dy->a_prev, n3));
+    CRD_CALL(crd_ckpt_get(c, "node.wa_prev", dy->wa_prev, n3));
+  } else {
+    memcpy(dy->a_prev, dy->a, n3);
+    memcpy(dy->wa_prev, dy->wa, n3);
+  }
   size_t nts = crd_ties_state_size(r->ties);
   if (nts) {
     double *st;
@@ -227,6 +241,8 @@ static int restore_stage(const crd_run *r, crd_dyn *dy, const crd_ckpt *c)
   GET_D("stage.dt", dy->cur.dt);
   GET_I("stage.good", dy->cur.good);
   GET_D("stage.E_prev", dy->cur.E_prev);
+  CRD_CALL(crd_ckpt_get_dbl_or(c, "run", "stage.v_max", 0.0, &dy->cur.v_max));
+  CRD_CALL(crd_ckpt_get_dbl_or(c, "run", "stage.h_prev", 0.0, &dy->cur.h_prev));
   GET_D("stage.xi_kappa", dy->cur.xi_kappa);
   GET_D("stage.x_roundoff", dy->cur.x_roundoff);
   GET_I("stage.n", dy->cur.n);

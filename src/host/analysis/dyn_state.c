@@ -32,7 +32,7 @@ int crd_dyn_create(const crd_problem *pb, crd_dyn **out)
   CRD_CALL(CRD_CALLOC(1, &dy));
   if (CRD_CALLOC(16 * (size_t)pb->ne, &dy->C) || CRD_CALLOC(nn, &dy->mlump) || CRD_CALLOC(nn, &dy->plump) ||
       CRD_CALLOC(3 * nn, &dy->v) || CRD_CALLOC(3 * nn, &dy->a) || CRD_CALLOC(3 * nn, &dy->w) ||
-      CRD_CALLOC(3 * nn, &dy->wa)) {
+      CRD_CALLOC(3 * nn, &dy->wa) || CRD_CALLOC(3 * nn, &dy->a_prev) || CRD_CALLOC(3 * nn, &dy->wa_prev)) {
     crd_dyn_destroy(&dy);
     return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
   }
@@ -58,7 +58,7 @@ void crd_dyn_destroy(crd_dyn **pdy)
 {
   crd_dyn *dy = *pdy;
   if (!dy) return;
-  free(dy->C); free(dy->mlump); free(dy->plump); free(dy->v); free(dy->a); free(dy->w); free(dy->wa);
+  free(dy->C); free(dy->mlump); free(dy->plump); free(dy->v); free(dy->a); free(dy->w); free(dy->wa); free(dy->a_prev); free(dy->wa_prev);
   free(dy);
   *pdy = NULL;
 }

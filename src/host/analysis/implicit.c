@@ -783,7 +783,112 @@ typedef struct im_stage {
   int good;                  /* steps accepted since the step was last cut or grown */
   int every, k0;             /* progress every so many steps, counted from step k0 */
   int mono;                  /* monotone energy is enforced */
+  int adaptive;              /* dt "auto": the step from the error estimate (step_error) */
+  double dt_next;            /* adaptive: the next step the estimate of the accepted one asks for */
+  double len;                /* adaptive: the mean element size, the length that weighs the normals */
+  double t_note0, t_note;    /* adaptive: progress about every twentieth of the stage's time, from t_note0 */
 } im_stage;
+
+/* The mean diagonal of the elements over sqrt 2: the length by which the
+ * adaptive step's error estimate weighs the normals against the
+ * translations. */
+static double element_length(const crd_model *m)
+{
+  double s = 0.0;
+  for (int e = 0; e < m->ne; ++e) {
+    const int32_t *q = m->quads + 4 * e;
+    double a = 0.0, b = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      double u = m->x[3 * q[2] + c] - m->x[3 * q[0] + c], v = m->x[3 * q[3] + c] - m->x[3 * q[1] + c];
+      a += u * u;
+      b += v * v;
+    }
+    s += 0.5 * (sqrt(a) + sqrt(b));
+  }
+  return m->ne > 0 ? s / (m->ne * sqrt(2.0)) : 1.0;
+}
+
+/* The norm of the rates at the end of the step just solved: velocities
+ * and the normals' rates weighed by the element length. */
+static double rate_norm(const im_stage *s)
+{
+  const crd_dyn *dy = s->dy;
+  double v2 = 0.0, L2 = s->len * s->len;
+  for (size_t k = 0; k < 3 * (size_t)s->r->pb->nn; ++k) v2 += dy->v[k] * dy->v[k] + L2 * dy->w[k] * dy->w[k];
+  return sqrt(v2);
+}
+
+/* The local error estimate of a converged step of length h (docs/dynamics.md,
+ * "Adaptive implicit steps").  The Newmark displacement update misses the
+ * third-order term of the Taylor series by h^3 (beta - 1/6) a'
+ * (Zienkiewicz and Xie, Earthquake Engng Struct. Dyn. 20 (1991) 871-887,
+ * who take a' h ~ a_1 - a_0).  Here a' is the centred difference over two
+ * steps, (a_1 - a_-1) / (h + h_prev), a_-1 the acceleration at the start of
+ * the last accepted step: with rho_inf = 1 the modes a step does not
+ * resolve keep their energy, and their accelerations flip sign from step
+ * to step; a_1 - a_0 sees them at any h, a_1 - a_-1 does not.  (The first
+ * step of a stage has no a_-1 and takes a_1 - a_0.)  Translations and the
+ * normals (as 3-vectors, weighed by the element length L) are measured
+ * against the motion of the step at the largest rate of the stage so far:
+ *   eta = |h^3 (beta - 1/6) a'| / (h v_max),
+ * for a vibration of frequency omega h^2 omega^2 |beta - 1/6|: a number of
+ * steps per period.  *v_end: the rate norm at the step's end. */
+static double step_error(const im_stage *s, double h, double *v_end)
+{
+  const crd_problem *pb = s->r->pb;
+  const im_work *w = &s->w;
+  const crd_dyn *dy = s->dy;
+  const int centred = dy->cur.h_prev > 0.0;
+  const double L2 = s->len * s->len;
+  const double c = fabs(s->g.beta - 1.0 / 6.0) * h * h * h / (centred ? h + dy->cur.h_prev : h);
+  double e2 = 0.0;
+  for (size_t i = 0; i < (size_t)pb->nn; ++i)
+    for (int k = 0; k < 3; ++k) {
+      double a = centred ? dy->a_prev[3 * i + k] : w->A0[5 * i + k];
+      double wa = centred ? dy->wa_prev[3 * i + k] : w->WA0[3 * i + k];
+      double ed = c * (w->A1[5 * i + k] - a), ep = c * (w->WA1[3 * i + k] - wa);
+      e2 += ed * ed + L2 * ep * ep;
+    }
+  *v_end = rate_norm(s);
+  double scale = h * fmax(s->dy->cur.v_max, *v_end);
+  if (e2 == 0.0) return 0.0;
+  return sqrt(e2) / fmax(scale, 1e-300);
+}
+
+/* Adaptive steps: a converged step whose estimate exceeds twice the
+ * tolerance is refused (the state back at the step's start) and tried
+ * again shorter, counted with the cuts (1); otherwise (0) the next step is
+ * h 0.9 sqrt(tol / eta), within a factor 2 of h and the stage's bounds
+ * (eta grows as h^2: a local error of order h^3 against a motion of order
+ * h).  A step from rest (no rate yet in the stage) is taken as it is: its
+ * estimate does not depend on h there (a_0 = 0 and the motion is that of
+ * a_1 alone), but it sets the next step. */
+static int adapt_step(im_stage *s, double h)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  const crd_stage *st = s->st;
+  double v_end, eta = step_error(s, h, &v_end), tol = st->error_tolerance;
+  double fac = eta > 0.0 ? 0.9 * sqrt(tol / eta) : 2.0;
+  if (eta > 2.0 * tol && h > st->dt_min * (1.0 + 1e-9) && dy->cur.v_max > 0.0) {
+    restore_all(r->pb, dy, &s->w);
+    s->dt = fmax(st->dt_min, h * fmax(0.25, fac));
+    dy->cuts++;
+    r->cuts++;
+    crd_run_progress(r, "stage %d: step %d, t = %.6g: error estimate %.3g over twice the tolerance %.3g: "
+                     "dt %.4g -> %.4g", s->istage, dy->step + 1, dy->t, eta, tol, h, s->dt);
+    return 1;
+  }
+  s->dt_next = fmin(st->dt_max, fmax(st->dt_min, h * fmin(2.0, fmax(0.5, fac))));
+  dy->cur.v_max = fmax(dy->cur.v_max, v_end);
+  for (size_t i = 0; i < (size_t)r->pb->nn; ++i) /* the step's start: a_-1 of the next estimate */
+    for (int k = 0; k < 3; ++k) {
+      dy->a_prev[3 * i + k] = s->w.A0[5 * i + k];
+      dy->wa_prev[3 * i + k] = s->w.WA0[3 * i + k];
+    }
+  dy->cur.h_prev = h;
+  return 0;
+}
 
 /* What one step tried gives: Newton iterations, relative residual, strain
  * energy, total energy, energy scale and external work of the step. */
@@ -821,6 +926,8 @@ static int stage_begin(im_stage *s)
   crd_dyn_measure(dy, pb);
   s->E_prev = dy->kinetic + dy->strain - r->wext;
   dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
+  dy->cur.v_max = s->adaptive ? rate_norm(s) : 0.0;
+  dy->cur.h_prev = 0.0;
   return 0;
 }
 
@@ -896,7 +1003,8 @@ static int try_step(im_stage *s, double h, im_step *o)
 }
 
 /* A step of length h that failed (why: the error message): the next try
- * with half of it, or the stage fails below the floor dt/1024. */
+ * with half of it, or the stage fails below the floor (dt/1024; dt_min of
+ * an adaptive stage). */
 static int cut_step(im_stage *s, double h)
 {
   crd_run *r = s->r;
@@ -908,7 +1016,8 @@ static int cut_step(im_stage *s, double h)
   s->dt = 0.5 * h;
   if (s->dt < s->dt_min)
     return CRD_ERR(CRD_ERR_NUMERIC, "stage %d (implicit): step %d at t = %.9g failed even with dt = %.3g "
-                   "(floor dt/1024 = %.3g): %s", s->istage, dy->step + 1, dy->t, h, s->dt_min, why);
+                   "(floor %s = %.3g): %s", s->istage, dy->step + 1, dy->t, h, s->adaptive ? "dt_min" : "dt/1024",
+                   s->dt_min, why);
   crd_run_progress(r, "stage %d: step %d, t = %.6g: step cut to dt = %.4g (%s)", s->istage, dy->step + 1, dy->t,
                    s->dt, why);
   return 0;
@@ -929,7 +1038,9 @@ static int record_step(im_stage *s, const im_step *o, int last)
     if (de > dy->max_energy_residual) dy->max_energy_residual = de;
   }
   s->E_prev = o->E;
-  if ((dy->implicit_steps - s->k0) % s->every == 0 || last)
+  int due = s->adaptive ? dy->t >= s->t_note : (dy->implicit_steps - s->k0) % s->every == 0;
+  if (s->adaptive && due) s->t_note = dy->t + (s->st->t_end - s->t_note0) / 20.0;
+  if (due || last)
     crd_run_progress(r, "stage %d implicit: t = %.6g  step %d  Newton %d  E = %.10g", s->istage, dy->t, dy->step,
                      o->iters, o->E);
   return 0;
@@ -956,7 +1067,9 @@ static int accept_step(im_stage *s, double h, const im_step *o)
   dy->cur.E_scale = o->scale;
   int last = dy->t >= s->st->t_end - 1e-9 * s->dt_nom;
   if ((rc = record_step(s, o, last))) return rc;
-  if (s->dt < s->dt_nom && ++s->good >= 4) {
+  if (s->adaptive)
+    s->dt = s->dt_next;
+  else if (s->dt < s->dt_nom && ++s->good >= 4) {
     s->dt = fmin(2.0 * s->dt, s->dt_nom);
     s->good = 0;
   }
@@ -983,9 +1096,11 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   int resume = dy->cur.resume && dy->cur.stage == istage, rc = 0;
   dy->cur.resume = 0;
   dy->cur.stage = istage;
-  s.dt_nom = st->dt;
-  s.dt = s.dt_nom;
-  s.dt_min = s.dt_nom / 1024.0;
+  s.adaptive = st->dt_auto;
+  s.dt_nom = st->dt; /* adaptive: dt_max */
+  s.dt = s.adaptive ? fmax(st->dt_min, st->dt_max / 64.0) : s.dt_nom;
+  s.dt_min = s.adaptive ? st->dt_min : s.dt_nom / 1024.0;
+  s.len = element_length(r->m);
   if (resume)
     stage_resume(&s);
   else if ((rc = stage_begin(&s)))
@@ -993,6 +1108,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   dy->cur.x_roundoff = s.w.x_roundoff;
   int nsteps = crd_stage_steps(st->t_end - dy->t, s.dt_nom);
   s.every = nsteps > 20 ? nsteps / 20 : 1;
+  s.t_note0 = s.t_note = dy->t;
   s.k0 = dy->implicit_steps;
   s.mono = stage_monotone(st, pb, s.w.ties);
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
@@ -1002,7 +1118,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     rc = try_step(&s, h, &o);
     if (rc > 0)
       rc = cut_step(&s, h);
-    else if (rc == 0)
+    else if (rc == 0 && !(s.adaptive && adapt_step(&s, h)))
       rc = accept_step(&s, h, &o);
     if (rc) goto out;
   }

@@ -349,10 +349,31 @@ static int parse_initial(const crd_case_ctx *c, const cJSON *it, crd_model *m)
   return 0;
 }
 
+/* An implicit stage with dt "auto": the error tolerance and the step's
+ * bounds (docs/dynamics.md, "Adaptive implicit steps"). */
+static int parse_implicit_auto(const crd_case_ctx *c, const cJSON *it, const char *jp, double len, crd_stage *s)
+{
+  char kp[CRD_JP_MAX];
+  s->error_tolerance = 1e-4, s->dt_max = len / 20.0;
+  CRD_CALL(get_positive(c, it, jp, "error_tolerance", 0, 0, &s->error_tolerance));
+  CRD_CALL(get_positive(c, it, jp, "dt_max", 0, 0, &s->dt_max));
+  s->dt_min = s->dt_max / 65536.0;
+  CRD_CALL(get_positive(c, it, jp, "dt_min", 0, 0, &s->dt_min));
+  if (!(s->dt_min <= s->dt_max))
+    return CASE_BAD(c, crd_jp_key(kp, jp, "dt_min"), "dt_min %g exceeds dt_max %g", s->dt_min, s->dt_max);
+  if (len / s->dt_min > CRD_MAX_STAGE_STEPS)
+    return CASE_BAD(c, crd_jp_key(kp, jp, "dt_min"), "dt_min %g allows %.3g steps of the stage's %g s (at most %.0f)",
+                    s->dt_min, len / s->dt_min, len, CRD_MAX_STAGE_STEPS);
+  s->dt = s->dt_max;
+  return 0;
+}
+
 static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, double t_prev, crd_stage *s)
 {
   static const char *const keys[] = {"integrator", "t_end", "dt", "rho_inf", "tolerance",
-                                     "max_iterations", "safety", "mass_scaling", "monotone_energy", NULL};
+                                     "max_iterations", "safety", "mass_scaling", "monotone_energy",
+                                     "error_tolerance", "dt_min", "dt_max", NULL};
+  static const char *const auto_only[] = {"error_tolerance", "dt_min", "dt_max", NULL};
   static const char *const implicit_only[] = {"tolerance", "max_iterations", "monotone_energy", NULL};
   static const char *const explicit_only[] = {"safety", "mass_scaling", NULL};
   char kp[CRD_JP_MAX], integ[32];
@@ -362,6 +383,11 @@ static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, d
   if (!strcmp(integ, "implicit")) s->integrator = CRD_INT_IMPLICIT;
   else if (!strcmp(integ, "explicit")) s->integrator = CRD_INT_EXPLICIT;
   else return CASE_BAD(c, crd_jp_key(kp, jp, "integrator"), "unknown integrator '%s' (expected implicit or explicit)", integ);
+  const cJSON *dtv = cJSON_GetObjectItemCaseSensitive(it, "dt");
+  int implicit_auto = s->integrator == CRD_INT_IMPLICIT && cJSON_IsString(dtv) && !strcmp(dtv->valuestring, "auto");
+  for (const char *const *k = auto_only; *k && !implicit_auto; ++k)
+    if (cJSON_HasObjectItem(it, *k))
+      return CASE_BAD(c, crd_jp_key(kp, jp, *k), "applies only to implicit stages with dt \"auto\"");
   const char *const *other = s->integrator == CRD_INT_IMPLICIT ? explicit_only : implicit_only;
   for (; *other; ++other)
     if (cJSON_HasObjectItem(it, *other))
@@ -375,9 +401,8 @@ static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, d
   crd_jp_key(kp, jp, "dt");
   if (cJSON_IsString(dt)) {
     if (strcmp(dt->valuestring, "auto")) return CASE_BAD(c, kp, "expected a number or \"auto\"");
-    if (s->integrator != CRD_INT_EXPLICIT)
-      return CASE_BAD(c, kp, "\"auto\" is only for explicit stages; give the time step of an implicit stage");
     s->dt_auto = 1, s->dt = 0;
+    if (s->integrator == CRD_INT_IMPLICIT) CRD_CALL(parse_implicit_auto(c, it, jp, s->t_end - t_prev, s));
   } else {
     CRD_CALL(crd_json_num(c, dt, kp, &s->dt));
     if (!(s->dt > 0)) return CASE_BAD(c, kp, "dt must be > 0 (got %g)", s->dt);

@@ -356,13 +356,15 @@ int crd_ckpt_get(const crd_ckpt *c, const char *name, void *dst, size_t len)
   return 0;
 }
 
-static int text_value(const crd_ckpt *c, const char *section, const char *key, const char **val)
+/* *val: the text of key in section, NULL when the section has no such key. */
+static int text_find(const crd_ckpt *c, const char *section, const char *key, const char **val)
 {
   size_t n;
   const char *t = crd_ckpt_find(c, section, &n);
   CRD_CHECK(t, CRD_ERR_INPUT, "%s: checkpoint has no section '%s'", c->path, section);
   CRD_CHECK(n > 0 && t[n - 1] == 0, CRD_ERR_INPUT, "%s: checkpoint section '%s' is not text", c->path, section);
   size_t kl = strlen(key);
+  *val = NULL;
   for (const char *line = t; *line;) {
     if (!strncmp(line, key, kl) && line[kl] == ' ') {
       *val = line + kl + 1;
@@ -372,7 +374,14 @@ static int text_value(const crd_ckpt *c, const char *section, const char *key, c
     if (!nl) break;
     line = nl + 1;
   }
-  return CRD_ERR(CRD_ERR_INPUT, "%s: checkpoint section '%s' has no value '%s'", c->path, section, key);
+  return 0;
+}
+
+static int text_value(const crd_ckpt *c, const char *section, const char *key, const char **val)
+{
+  CRD_CALL(text_find(c, section, key, val));
+  CRD_CHECK(*val, CRD_ERR_INPUT, "%s: checkpoint section '%s' has no value '%s'", c->path, section, key);
+  return 0;
 }
 
 int crd_ckpt_get_dbl(const crd_ckpt *c, const char *section, const char *key, double *v)
@@ -384,6 +393,17 @@ int crd_ckpt_get_dbl(const crd_ckpt *c, const char *section, const char *key, do
   CRD_CHECK(end != s && (*end == '\n' || *end == 0), CRD_ERR_INPUT, "%s: checkpoint value '%s.%s' is not a number",
             c->path, section, key);
   return 0;
+}
+
+int crd_ckpt_get_dbl_or(const crd_ckpt *c, const char *section, const char *key, double dflt, double *v)
+{
+  const char *s;
+  CRD_CALL(text_find(c, section, key, &s));
+  if (!s) {
+    *v = dflt;
+    return 0;
+  }
+  return crd_ckpt_get_dbl(c, section, key, v);
 }
 
 int crd_ckpt_get_int(const crd_ckpt *c, const char *section, const char *key, long long *v)

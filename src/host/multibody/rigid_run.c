@@ -175,8 +175,9 @@ static int check_case(const crd_run *r)
                    "analysis", m->case_path);
   for (int s = 0; s < an->nstages; ++s)
     if (an->stages[s].dt_auto)
-      return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: \"auto\" is the shell mesh's stable step; "
-                     "a model of rigid bodies only needs a number", m->case_path, s);
+      return CRD_ERR(CRD_ERR_INPUT, "%s: $.analysis.stages[%d].dt: \"auto\" is chosen from the shell mesh (its "
+                     "stable step, or the error estimate of its nodes); a model of rigid bodies only needs a "
+                     "number", m->case_path, s);
   if (crd_output_has_frames(&m->output) && !r->opts->quiet)
     printf("note: a model of rigid bodies only writes no VTU frames (output.vtk_every and vtk_dt ignored)\n");
   return 0;
