@@ -157,6 +157,7 @@ typedef struct crd_model {
   char case_path[CRD_PATH_MAX];     /* the file as given, for messages */
   char title[256];
   char backend[32];                 /* "cpu" (default), "cuda", "opencl", "auto" */
+  double crease_angle;              /* degrees: neighbouring element normals further apart make a fold (default 40) */
   /* mesh */
   int nn, ne;
   double *x;                        /* 3*nn initial coordinates */

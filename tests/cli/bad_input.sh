@@ -96,6 +96,8 @@ bad "box set that selects nothing" "$T/emptybox.json" "emptybox.json" '$.sets.fa
 
 base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": 0}],' >"$T/thick0.json"
 bad "zero thickness" "$T/thick0.json" "thick0.json" '$.sections[0].thickness'
+base "" "" ', "crease_angle": 180' >"$T/crease_angle.json"
+bad "crease_angle out of (0, 180)" "$T/crease_angle.json" "crease_angle.json" '$.crease_angle' "(0, 180)"
 # adaptive implicit steps: their keys only with dt "auto" on an implicit stage, dt_min <= dt_max
 ST=cases/cantilever_strip_pulse.json
 sed 's/"dt": 1e-3,/"dt": 1e-3, "error_tolerance": 1e-4,/' "$ST" >"$T/errtol_fixed.json"
@@ -128,7 +130,7 @@ explicit '[[0,1,4,3],[1,2,4,5]]' '[[0,0,0],[1,0,0],[2,0,0],[0,1,0],[1,1,0],[2.6,
 bad "bow-tie quad (asymmetric)" "$T/bowtie2.json" "bowtie2.json" "element 1"
 
 explicit '[[0,1,4,3],[1,2,5,4]]' '[[0,0,0],[1,0,0],[1,0,1],[0,1,0],[1,1,0],[1,1,1]]' >"$T/crease.json"
-bad "crease of 90 degrees is refused" "$T/crease.json" "crease.json" "crease" "node 1" "element 0"
+bad "crease of 90 degrees is refused, naming its nodes and the crease_angle" "$T/crease.json" "crease.json" "node 1 (2 patches, normals 90.0 degrees apart)" "node 4" "crease_angle = 40"
 
 explicit '[[0,1,4,3],[1,2,5,6]]' >"$T/range.json"
 bad "node index out of range" "$T/range.json" "range.json" '$.mesh.quads[1]'

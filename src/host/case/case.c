@@ -588,6 +588,10 @@ static int parse_shell(crd_case_ctx *c, const cJSON *root, crd_model *m, int nbo
   const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(root, "mesh"), *v;
   const cJSON *sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
   c->size = 1;
+  m->crease_angle = 40.0;
+  CRD_CALL(crd_json_get_num(c, root, "$", "crease_angle", 0, &m->crease_angle));
+  if (!(m->crease_angle > 0 && m->crease_angle < 180))
+    return CASE_BAD(c, "$.crease_angle", "crease_angle must lie in (0, 180) degrees (got %g)", m->crease_angle);
   if (mesh) CRD_CALL(crd_case_mesh(c, mesh, m));
   else if (nbodies == 0)
     return CASE_BAD(c, "$", "missing required key 'mesh' (only a model of rigid bodies alone may leave it out)");
@@ -632,7 +636,7 @@ static int parse_case(crd_case_ctx *c, const cJSON *root, crd_model *m, const ch
   /* "$schema": the editor's pointer to docs/case.schema.json, read by no one here */
   static const char *const keys[] = {"$schema", "format", "title", "mesh", "sections", "sets", "supports",
                                      "loads", "initial", "rigid_bodies", "analysis", "output",
-                                     "backend", NULL};
+                                     "backend", "crease_angle", NULL};
   const cJSON *v;
   int nbodies = 0;
   CRD_CALL(crd_json_keys(c, root, "$", keys));

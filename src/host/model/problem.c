@@ -1,5 +1,6 @@
 /* crdyn: the discrete shell problem (see problem.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,67 +8,74 @@
 #include "crdyn/cr_frame.h"
 #include "crdyn/error.h"
 #include "crdyn/explicit_node.h"
+#include "crdyn/patches.h"
 #include "crdyn/problem.h"
 #include "crdyn/trace.h"
 #include "crdyn/timer.h"
 
-#define CRD_CREASE_DEG 20.0   /* max angle between an element's nodal normal and the average */
+#define CRD_SYMMETRY_DEG 20.0 /* a normal this close to a symmetry plane is put in it (choose_pairs) */
 
-/* Nodal normals (docs/theory.md §1, eqs 13-14): the element normal at a corner is
- * x,xi x x,eta there, which at corner a is proportional to
- * (x_{a+1} - x_a) x (x_{a-1} - x_a); unit normals are averaged over the
- * elements sharing the node. */
+/* The intersection nodes of a folded or branched shell, refused: each
+ * would need the three rotational variables of its triad (docs/element.md,
+ * "Folds and junctions"), not implemented yet.  The message names the first
+ * few and the key that treats a coarse smooth surface as smooth. */
+static int refuse_intersections(const crd_model *m, const crd_patches *pt)
+{
+  char list[256] = "";
+  double worst = 0.0;
+  int shown = 0;
+  for (int i = 0; i < m->nn; ++i) {
+    if (pt->npatch[i] < 2) continue;
+    worst = fmax(worst, pt->split[i]);
+    if (shown++ < 4) {
+      size_t n = strlen(list);
+      snprintf(list + n, sizeof list - n, "%snode %d (%d patches, normals %.1f degrees apart)", n ? ", " : "", i,
+               pt->npatch[i], pt->split[i]);
+    }
+  }
+  return CRD_ERR(CRD_ERR_UNSUPPORTED,
+                 "%s: %d node(s) join patches of the shell whose normals differ by more than crease_angle = %g "
+                 "degrees: %s%s.  Such folds and junctions need three rotational variables at the node, which this "
+                 "version does not support.  If the surface is smooth and only the mesh coarse, set the top-level "
+                 "key \"crease_angle\" above %.1f (docs/case_format.md)",
+                 m->case_path, pt->nsplit, m->crease_angle, list, pt->nsplit > 4 ? " and more" : "", worst);
+}
+
+/* Nodal normals (docs/theory.md §1, eqs 13-14): the unit element normals
+ * at the node's corners (patches.h), averaged.  Intersection nodes (more
+ * than one patch) are refused, and so is a smooth node whose element
+ * normals stray from their average by more than the crease angle (the apex
+ * of a cone: no single normal serves it). */
 static int nodal_normals(crd_problem *pb)
 {
   const crd_model *m = pb->m;
-  double *en;
-  CRD_CALL(CRD_CALLOC(12 * (size_t)pb->ne, &en));
-  for (int e = 0; e < pb->ne; ++e)
-    for (int a = 0; a < 4; ++a) {
-      const int32_t *qd = m->quads + 4 * e;
-      const double *x0 = m->x + 3 * qd[a], *x1 = m->x + 3 * qd[(a + 1) % 4], *x3 = m->x + 3 * qd[(a + 3) % 4];
-      double u[3], v[3], n[3];
-      for (int c = 0; c < 3; ++c) { u[c] = x1[c] - x0[c]; v[c] = x3[c] - x0[c]; }
-      crd_cross3(u, v, n);
-      double len = crd_norm3(n);
-      if (!(len > 0)) {
-        free(en);
-        return CRD_ERR(CRD_ERR_INPUT, "%s: element %d (nodes %d %d %d %d) is degenerate at node %d",
-                       m->case_path, e, qd[0], qd[1], qd[2], qd[3], qd[a]);
-      }
-      for (int c = 0; c < 3; ++c) {
-        en[12 * e + 3 * a + c] = n[c] / len;
-        pb->p0[3 * qd[a] + c] += n[c] / len;
-      }
-    }
-  for (int i = 0; i < pb->nn; ++i) {
+  crd_patches *pt;
+  CRD_CALL(crd_patches_create(m, m->crease_angle, &pt));
+  int rc = pt->nsplit ? refuse_intersections(m, pt) : 0;
+  for (int e = 0; e < pb->ne && !rc; ++e)
+    for (int a = 0; a < 4; ++a)
+      for (int c = 0; c < 3; ++c) pb->p0[3 * m->quads[4 * e + a] + c] += pt->cn[12 * e + 3 * a + c];
+  for (int i = 0; i < pb->nn && !rc; ++i) {
     double len = crd_norm3(pb->p0 + 3 * i);
-    if (!(len > 1e-8)) {
-      free(en);
-      return CRD_ERR(CRD_ERR_INPUT, "%s: node %d: the normals of its elements cancel (a fold of 180 degrees)",
-                     m->case_path, i);
-    }
-    for (int c = 0; c < 3; ++c) pb->p0[3 * i + c] /= len;
+    if (!(len > 1e-8))
+      rc = CRD_ERR(CRD_ERR_INPUT, "%s: node %d: the normals of its elements cancel (a fold of 180 degrees)",
+                   m->case_path, i);
+    for (int c = 0; c < 3 && !rc; ++c) pb->p0[3 * i + c] /= len;
   }
-  /* A crease: non-smooth intersections need 3 rotational variables, which
-   * are not implemented yet: refuse rather than compute a wrong answer. */
-  double cmin = cos(CRD_CREASE_DEG * M_PI / 180.0);
-  for (int e = 0; e < pb->ne; ++e)
-    for (int a = 0; a < 4; ++a) {
+  double cmin = cos(m->crease_angle * M_PI / 180.0);
+  for (int e = 0; e < pb->ne && !rc; ++e)
+    for (int a = 0; a < 4 && !rc; ++a) {
       int i = m->quads[4 * e + a];
-      double c = crd_dot3(en + 12 * e + 3 * a, pb->p0 + 3 * i);
-      if (c < cmin) {
-        double ang = acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI;
-        free(en);
-        return CRD_ERR(CRD_ERR_UNSUPPORTED,
-                       "%s: node %d: the normal of element %d differs by %.1f degrees from the nodal "
-                       "average (limit %.0f): a crease or intersection of a non-smooth shell, which this "
-                       "version does not support; refine the mesh if the surface is smooth",
-                       m->case_path, i, e, ang, CRD_CREASE_DEG);
-      }
+      double c = crd_dot3(pt->cn + 12 * e + 3 * a, pb->p0 + 3 * i);
+      if (c < cmin)
+        rc = CRD_ERR(CRD_ERR_UNSUPPORTED,
+                     "%s: node %d: the normal of element %d differs by %.1f degrees from the nodal average (more "
+                     "than crease_angle = %g): the node has no single normal (the apex of a cone, or a crease "
+                     "the elements around it turn through); refine the mesh if the surface is smooth there",
+                     m->case_path, i, e, acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI, m->crease_angle);
     }
-  free(en);
-  return 0;
+  crd_patches_destroy(&pt);
+  return rc;
 }
 
 static int count_bits(unsigned v) { int n = 0; for (; v; v >>= 1) n += v & 1; return n; }
@@ -87,7 +95,7 @@ static void choose_pairs(crd_problem *pb)
        * nearly zero, the averaged normal of the elements on one side of
        * the plane is tilted by half an element angle; the symmetric
        * (mirrored) average lies in the plane, so make it exact. */
-      if (fabs(p[f]) < sin(CRD_CREASE_DEG * M_PI / 180.0)) {
+      if (fabs(p[f]) < sin(CRD_SYMMETRY_DEG * M_PI / 180.0)) {
         p[f] = 0.0;
         double len = crd_norm3(p);
         for (int c = 0; c < 3; ++c) p[c] /= len;
