@@ -40,6 +40,11 @@ Dynamic runs:
   bodies.png    four panels per rigid body: position, orientation
                 quaternion, velocity, angular velocity (only if there are
                 rigid-body columns)
+  steps.png     the step length against time (log axis): between two rows,
+                their time difference over their step difference (the mean
+                step where the history skips steps); it shows where an
+                implicit dt "auto" stage lengthens and shortens its steps,
+                and where steps were cut
   newton.png    iterations per step and residual (log axis), against step
                 (only if some row has a nonzero iteration count)
 
@@ -613,6 +618,21 @@ class Plotter:
                 a.legend(loc="best")
         return self.finish(fig, ax)
 
+    def steps(self):
+        np = self.np
+        t, st = self.v("time"), self.v("step")
+        ds, dt = np.diff(st), np.diff(t)
+        sel = (ds > 0) & (dt > 0)
+        h, x = dt[sel] / ds[sel], t[1:][sel]
+        fig, ax = self.figure(1, 1, "step length", h=4.5)
+        mk = self.mk if sel.sum() <= MARKER_ROWS else {}
+        ax[0, 0].semilogy(x, h, drawstyle="steps-pre", color="C2", label="step length", **mk)
+        ax[0, 0].set_title(f"step length: {np.min(h):.3g} to {np.max(h):.3g} over {int(np.sum(ds[sel]))} steps")
+        ax[0, 0].set_ylabel("dt")
+        ax[0, 0].grid(True, which="major", alpha=0.35)
+        ax[0, 0].legend(loc="best")
+        return self.finish(fig, ax)
+
     def newton(self):
         np = self.np
         step, it, res = self.v("step"), self.v("iterations"), self.v("residual")
@@ -681,7 +701,8 @@ def write_all(blobs, out):
             return 1
         print(f"wrote {dest}", flush=True)
     written = {name for name, _ in blobs}
-    stale = [n for n in ("energy.png", "momentum.png", "probes.png", "bodies.png", "newton.png", "modes.png")
+    stale = [n for n in ("energy.png", "momentum.png", "probes.png", "bodies.png", "newton.png", "modes.png",
+                         "steps.png")
              if n not in written and os.path.exists(os.path.join(out, n))]
     for n in stale:
         note(f"{os.path.join(out, n)} was not rewritten (nothing of that kind in this run); "
@@ -753,6 +774,8 @@ def main(argv=None):
         where = f"step {p.v('step')[r]:.0f}, {p.xlabel} {p.x[r]:.6g}"
         print(f"reference row for drift: {r} ({where}): {p.ref_why}")
         figs = [("energy.png", p.energy), ("momentum.png", p.momentum)]
+        if np.any((np.diff(p.v("step")) > 0) & (np.diff(p.v("time")) > 0)):
+            figs.append(("steps.png", p.steps))
         if probes:
             figs.append(("probes.png", lambda: p.probes(probes)))
         if bodies:

@@ -88,11 +88,14 @@ awk -v fixed="$FIXED" 'BEGIN {
 "$PY" "$TOOL" "$T/dyn" >"$T/dyn.out" 2>"$T/dyn.err"; rc=$?
 if [ $rc -eq 0 ]; then ok "dynamics history (output folder argument): exit 0"
 else not_ok "dynamics history (output folder argument): exit 0 (got $rc)"; show "$T/dyn.err"; fi
-for f in energy momentum probes bodies newton; do
+for f in energy momentum probes bodies newton steps; do
   check "dynamics: $f.png written and a PNG" png "$T/dyn/$f.png"
 done
 nw=$(grep -c '^wrote ' "$T/dyn.out")
-check "dynamics: one 'wrote' line per file (5, got $nw)" test "$nw" -eq 5
+check "dynamics: one 'wrote' line per file (6, got $nw)" test "$nw" -eq 6
+desc "$T/dyn/steps.png" >"$T/steps.desc"
+check "dynamics: steps.png shows the history's constant step 0.05 over its 120 steps" \
+  grep -q "step length: 0.05 to 0.05 over 120 steps" "$T/steps.desc"
 check "dynamics: reference row 20 (external work constant from there on) reported" \
   grep -q '^reference row for drift: 20 ' "$T/dyn.out"
 left=$(ls -A "$T/dyn" | grep -v -e '^history\.csv$' -e '\.png$')
