@@ -102,7 +102,7 @@ CRD_HD void crd_q4_constitutive(const crd_q4_mat *mt, double *A, double *D, doub
   *s = 5.0 / 6.0 * h * mt->E / (2.0 * (1.0 + mt->nu));
 }
 
-/* The tied membrane shear (am = 1; docs/element.md §3).  With j_r, j_s the
+/* The tied membrane shear (am = 1; docs/element.md, "The membrane strain").  With j_r, j_s the
  * rows of the centre Jacobian J0 (d(x,y)/dxi, d(x,y)/deta) and g^r, g^s
  * the dual basis (the columns of J0^-1), the covariant components of the
  * linear membrane strain in that fixed basis are e_ab = j_a . E j_b, E the
@@ -365,8 +365,8 @@ CRD_HD double crd_q4_avg_gp_z(const double *xl0, const crd_q4_avg_pre *pr, int i
   /* a term that needs more of the material than A, D, s reads pr->mt */
   double xi = (ig == 0 || ig == 3) ? -gp : gp, eta = (ig < 2) ? -gp : gp;
   double *Bm = B, *Bb = B + 60, *Bs = B + 120, e[3], chi[3], gs[2], dNx[4], dNy[4];
-  double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, &pr->mem, Bm, Bb, Bs, e, chi, gs,
-                                    dNx, dNy, zeroed);
+  double det = crd_q4_gp_strains_bc(xl0, pr->qbar, xi, eta, (const double(*)[20])pr->Bc, &pr->mem, Bm, Bb, Bs,
+                                    e, chi, gs, dNx, dNy, zeroed);
   double Nm[3], Mb[3], Q[2];
   if (pr->plain) {
     for (int r = 0; r < 3; ++r) {
