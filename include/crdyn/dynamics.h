@@ -35,11 +35,13 @@ typedef struct crd_dyn {
   struct crd_ties *ties;              /* rigid bodies of the model and their tied nodes (tie.h), or NULL */
   /* statistics */
   int implicit_steps, explicit_steps, newton_iters, cuts;
+  int switches;                        /* auto stages: changes of integrator */
   double max_energy_residual;          /* largest |dE - W| / E per implicit step (rho_inf = 1) */
   int mono_steps, mono_iters;          /* monotone energy: steps solved again with xi > 0, their iterations */
   double xi_max;                       /* monotone energy: the largest xi used */
   double rot_mass_scaling;             /* explicit director inertia factor in use (1 = none) */
   double dt_auto;                      /* last explicit stable step estimate */
+  struct crd_hybrid *hybrid;           /* the auto stage in progress (hybrid.h), or NULL */
   /* where the stage in progress stands: what a checkpoint needs beyond the
    * state to continue bitwise (dyn_checkpoint.c) */
   struct {
@@ -73,6 +75,14 @@ void crd_dyn_measure_lumped(crd_dyn *dy, const crd_problem *pb, double rot_scale
 /* Zero the rates of fixed slots (translations not prescribed, fixed pair
  * components), keeping w and wa consistent with the pair rates. */
 void crd_dyn_constrain(crd_dyn *dy, const crd_problem *pb);
+/* The mean diagonal length of the elements over sqrt 2 (the side of a
+ * square of the same diagonals): the length that weighs the normals' rates
+ * against the translations' in the step error estimates. */
+double crd_dyn_element_length(const crd_model *m);
+/* sqrt(|v|^2 + len^2 |p'|^2) over all nodes: the rate norm of the state. */
+double crd_dyn_rate_norm(const crd_dyn *dy, const crd_problem *pb, double len);
+/* beta of the generalized-alpha scheme of spectral radius rho_inf. */
+double crd_ga_beta(double rho_inf);
 /* Pair values (a, b) of a 3-vector at node i under its current pair. */
 void crd_dyn_pair(const crd_problem *pb, int i, const double *vec3, double *ab);
 /* Assemble the mass matrix of the current state into A (same pattern as

@@ -76,7 +76,9 @@ typedef struct crd_rigid_body {
 } crd_rigid_body;
 
 enum crd_analysis_type { CRD_ANALYSIS_STATIC, CRD_ANALYSIS_MODAL, CRD_ANALYSIS_DYNAMIC };
-enum crd_integrator { CRD_INT_IMPLICIT, CRD_INT_EXPLICIT };
+/* CRD_INT_AUTO: the stage runs stretches of either, chosen by the hybrid's
+ * cost model (hybrid.h). */
+enum crd_integrator { CRD_INT_IMPLICIT, CRD_INT_EXPLICIT, CRD_INT_AUTO };
 
 typedef struct crd_stage {
   enum crd_integrator integrator;
@@ -91,6 +93,10 @@ typedef struct crd_stage {
   int max_iterations;               /* default 20 */
   double mass_scaling;              /* explicit rotational mass scaling (default 1 = none) */
   int monotone_energy;              /* implicit, rho_inf < 1: never let the total energy rise (default 1) */
+  double switch_margin;             /* auto: the other integrator must be this much faster to switch (default 0.25) */
+  double newton_cost;               /* auto: a Newton iteration's cost in explicit steps, fixed (repeatable
+                                     * switching); 0: both costs measured during the run (default) */
+  double dt_start;                  /* implicit dt "auto": the first step (0: dt_max/64); set by the hybrid */
 } crd_stage;
 
 typedef struct crd_analysis {

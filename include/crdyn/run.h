@@ -38,6 +38,8 @@ typedef struct crd_run {
   crd_pvd *pvd;
   int nframes;
   int stage;                /* the dynamic stage being run, from 1 (1 outside dynamics): history.csv's last column */
+  int integrator;           /* the integrator of the step being recorded (enum crd_integrator) */
+  int integrator_col;       /* history.csv has the column "integrator" (a run with an auto stage) */
   double *extra;            /* probe (and rigid body) columns of one history row */
   struct crd_ties *ties;    /* rigid bodies of a model with a mesh (tie.h), NULL: none */
   double wext_ties;         /* the bodies' work already in wext */
@@ -55,6 +57,7 @@ typedef struct crd_run {
   double time_implicit, time_explicit; /* wall time of the dynamic stages' step loops */
   struct {                  /* dynamics, for the summary */
     int implicit_steps, explicit_steps;
+    int switches;           /* auto stages: changes of integrator */
     double max_energy_residual, rot_mass_scaling, dt_stable;
     int mono_steps, mono_iters;   /* monotone energy (implicit.c): steps solved again, their iterations */
     double xi_max;

@@ -103,7 +103,18 @@ ST=cases/cantilever_strip_pulse.json
 sed 's/"dt": 1e-3,/"dt": 1e-3, "error_tolerance": 1e-4,/' "$ST" >"$T/errtol_fixed.json"
 bad "error_tolerance with a numeric dt" "$T/errtol_fixed.json" "errtol_fixed.json" '$.analysis.stages[0].error_tolerance' 'dt "auto"'
 sed 's/"integrator": "implicit", "t_end": 0.5, "dt": 1e-3, "rho_inf": 1.0, "tolerance": 1e-10/"integrator": "explicit", "t_end": 0.5, "dt": "auto", "dt_max": 1e-3/' "$ST" >"$T/dtmax_explicit.json"
-bad "dt_max in an explicit stage" "$T/dtmax_explicit.json" "dtmax_explicit.json" '$.analysis.stages[0].dt_max' "implicit stages"
+bad "dt_max in an explicit stage" "$T/dtmax_explicit.json" "dtmax_explicit.json" '$.analysis.stages[0].dt_max' "implicit or auto stages"
+# integrator "auto": dt "auto" only, its keys only there, the same inertia for both integrators
+sed 's/"integrator": "implicit", "t_end": 0.5, "dt": 1e-3,/"integrator": "auto", "t_end": 0.5, "dt": 1e-3,/' "$ST" >"$T/auto_dt.json"
+bad "integrator auto with a numeric dt" "$T/auto_dt.json" "auto_dt.json" '$.analysis.stages[0].dt' 'must be "auto"'
+sed 's/"integrator": "implicit", "t_end": 0.5, "dt": 1e-3,/"integrator": "auto", "t_end": 0.5, "dt": "auto", "newton_cost": 0,/' "$ST" >"$T/auto_cost0.json"
+bad "newton_cost 0" "$T/auto_cost0.json" "auto_cost0.json" '$.analysis.stages[0].newton_cost' "> 0"
+sed 's/"integrator": "implicit", "t_end": 0.5, "dt": 1e-3,/"integrator": "auto", "t_end": 0.5, "dt": "auto", "mass_scaling": 4,/' "$ST" >"$T/auto_ms.json"
+bad "mass_scaling in an auto stage" "$T/auto_ms.json" "auto_ms.json" '$.analysis.stages[0].mass_scaling' "explicit stages"
+sed 's/"dt": 1e-3,/"dt": "auto", "switch_margin": 0.5,/' "$ST" >"$T/margin_implicit.json"
+bad "switch_margin in an implicit stage" "$T/margin_implicit.json" "margin_implicit.json" '$.analysis.stages[0].switch_margin' 'stages with integrator'
+sed 's/"integrator": "implicit"/"integrator": "hybrid"/' "$ST" >"$T/integ_name.json"
+bad "unknown integrator names the choices" "$T/integ_name.json" "integ_name.json" '$.analysis.stages[0].integrator' "implicit, explicit or auto"
 sed 's/"dt": 1e-3,/"dt": "auto", "dt_min": 0.1, "dt_max": 0.01,/' "$ST" >"$T/dtmin_big.json"
 bad "dt_min above dt_max" "$T/dtmin_big.json" "dtmin_big.json" '$.analysis.stages[0].dt_min' "exceeds dt_max"
 sed 's/"dt": 1e-3,/"dt": "auto", "error_tolerance": 0,/' "$ST" >"$T/errtol0.json"

@@ -84,6 +84,24 @@ nrej=$(tr -d ' \t' <"$T/fa_ref/summary.json" | grep -o '"step_cuts":[0-9]*' | cu
 check "[ '${nrej:-0}' -gt 0 ] && [ $nfa -gt 140 ]" "flying plate, dt auto: $nfa steps of varying length, ${nrej:-no} refused by the error estimate"
 interrupt_restart "$FA" "$T/fa_ref" fa "$(rnd 2 "$nfa")"
 
+# integrator "auto" with a fixed newton_cost (repeatable switching): the
+# stretch in progress, the cost model and the prediction windows
+# (hybrid.*) go on from the checkpoint; a checkpoint on the step where a
+# stretch ends starts the next stretch afresh
+FH=tests/restart/strip_hybrid.json
+"$CRDYN" run "$FH" --out "$T/fh_ref" >"$T/fh_ref.log" 2>&1
+sw=$(grep -o 'step [0-9]*: [a-z]* -> [a-z]*' "$T/fh_ref.log" | awk '{ sub(":", "", $2); printf "%s%s", s, $2; s = " " }')
+set -- $sw
+check "[ $# -ge 3 ] && grep -q 'step [0-9]*: explicit -> implicit' '$T/fh_ref.log' && grep -q 'implicit -> explicit' '$T/fh_ref.log'" \
+  "strip, integrator auto: switches at steps $sw (explicit -> implicit -> explicit -> implicit)"
+if [ $# -ge 3 ]; then
+  nfh=$(tr -d ' \t' <"$T/fh_ref/summary.json" | grep -o '"steps":[0-9]*' | head -1 | cut -d: -f2)
+  interrupt_restart "$FH" "$T/fh_ref" fh_explicit "$(rnd 2 $(($1 - 1)))"
+  interrupt_restart "$FH" "$T/fh_ref" fh_switch "$1"
+  interrupt_restart "$FH" "$T/fh_ref" fh_implicit "$(rnd $(($1 + 1)) $(($2 - 1)))"
+  interrupt_restart "$FH" "$T/fh_ref" fh_late "$(rnd $(($3 + 1)) $((nfh - 1)))"
+fi
+
 # a real SIGINT after a random delay (the run takes a few seconds)
 delay=$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.3 + 2.5 * rand() }')
 "$CRDYN" run "$FP" --out "$T/fp_sig" --quiet >"$T/sig.1" 2>&1 &

@@ -240,7 +240,7 @@ def bad_input():
     for st, want in (({"integrator": "implicit", "t_end": 0.1, "dt": 1e-3, "monotone_energy": 1},
                       "$.analysis.stages[0].monotone_energy: expected true or false"),
                      ({"integrator": "explicit", "t_end": 0.1, "dt": "auto", "monotone_energy": True},
-                      "$.analysis.stages[0].monotone_energy: applies only to implicit stages")):
+                      "$.analysis.stages[0].monotone_energy: applies only to implicit and auto stages")):
         c = case("cantilever_strip_pulse.json")
         c["analysis"]["stages"] = [st]
         r, out = run(c, "mono_bad", expect_ok=False)

@@ -69,18 +69,24 @@ static int print_stages(const crd_run *r)
   for (int s = 0; s < m->analysis.nstages && !rc; ++s) {
     const crd_stage *st = &m->analysis.stages[s];
     double len = st->t_end - t, dt = st->dt, dt_stable = 0.0;
-    if (st->integrator == CRD_INT_EXPLICIT &&
+    int is_auto = st->integrator == CRD_INT_AUTO, explicit_dt = st->integrator == CRD_INT_EXPLICIT;
+    if ((explicit_dt || is_auto) &&
         (rc = crd_explicit_choose_dt(dy, r->pb, st, s, len, 0, "at the initial state", &dt, &dt_stable)))
       break;
+    if (is_auto) dt = st->dt_max;
     double n = crd_stage_steps(len, dt);
-    if (st->integrator == CRD_INT_EXPLICIT) dt = len / n; /* equal steps */
+    if (explicit_dt) dt = len / n; /* equal steps */
     plan_count c = {0.0, 0.0, 0};
     count_outputs(o, (long)steps, (long)n, t, dt, st->t_end, &c);
-    printf("stage %d   %s, t %g .. %g: dt %.6g", s, st->integrator == CRD_INT_EXPLICIT ? "explicit" : "implicit",
-           t, st->t_end, dt);
-    if (st->integrator == CRD_INT_EXPLICIT)
+    static const char *const kind[] = {"implicit", "explicit", "auto"};
+    printf("stage %d   %s, t %g .. %g: dt %.6g", s, kind[st->integrator], t, st->t_end, dt);
+    if (explicit_dt)
       printf(" (%s; stable estimate %.6g at the initial state)", st->dt_auto ? "auto" : "given", dt_stable);
-    int adaptive = st->integrator == CRD_INT_IMPLICIT && st->dt_auto;
+    int adaptive = st->integrator != CRD_INT_EXPLICIT && st->dt_auto;
+    if (is_auto)
+      printf(" (the largest implicit step; explicit stretches at %.6g, %g of the stable estimate at the initial "
+             "state; the integrator chosen during the run, %s)", st->safety * dt_stable, st->safety,
+             st->newton_cost > 0 ? "costs fixed by newton_cost" : "costs measured");
     if (adaptive)
       printf(" (auto, the largest; error tolerance %g, dt from %.6g), at least %.0f steps (the error estimate decides), "
              "%s%.0f history rows, %s%.0f frames\n", st->error_tolerance, st->dt_min, n,

@@ -22,6 +22,7 @@
 
 #include "crdyn/checkpoint.h"
 #include "crdyn/dynamics.h"
+#include "crdyn/hybrid.h"
 #include "crdyn/error.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
@@ -89,6 +90,7 @@ static void text_stage(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
   crd_ckpt_text_dbl(w, "stage.E_scale", dy->cur.E_scale);
   crd_ckpt_text_dbl(w, "stage.E_start", dy->cur.E_start);
   crd_ckpt_text_int(w, "stage.n_scaled", dy->cur.n_scaled);
+  if (dy->hybrid) crd_hybrid_ckpt_text(w, dy->hybrid);
 }
 
 /* "run", second part: time, energies, counters, accumulated work and
@@ -103,6 +105,7 @@ static void text_counters(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *d
   crd_ckpt_text_int(w, "explicit_steps", dy->explicit_steps);
   crd_ckpt_text_int(w, "dyn.newton_iters", dy->newton_iters);
   crd_ckpt_text_int(w, "dyn.cuts", dy->cuts);
+  crd_ckpt_text_int(w, "dyn.switches", dy->switches);
   crd_ckpt_text_dbl(w, "max_energy_residual", dy->max_energy_residual);
   crd_ckpt_text_int(w, "dyn.mono_steps", dy->mono_steps);
   crd_ckpt_text_int(w, "dyn.mono_iters", dy->mono_iters);
@@ -146,7 +149,7 @@ static int add_state(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
       (rc = crd_ckpt_add(w, "node.w", dy->w, n3)) || (rc = crd_ckpt_add(w, "node.wa", dy->wa, n3)) ||
       (rc = crd_ckpt_add(w, "node.a_prev", dy->a_prev, n3)) || (rc = crd_ckpt_add(w, "node.wa_prev", dy->wa_prev, n3)) ||
       (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1)) || /* with its NUL */
-      (rc = ties_add(w, r->ties)))
+      (rc = ties_add(w, r->ties)) || (dy->hybrid && (rc = crd_hybrid_ckpt_add(w, dy->hybrid))))
     return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   return 0;
 }
@@ -266,6 +269,9 @@ static int restore_counters(crd_run *r, crd_dyn *dy, const crd_ckpt *c)
   GET_I("explicit_steps", dy->explicit_steps);
   GET_I("dyn.newton_iters", dy->newton_iters);
   GET_I("dyn.cuts", dy->cuts);
+  double sw;
+  CRD_CALL(crd_ckpt_get_dbl_or(c, "run", "dyn.switches", 0.0, &sw));
+  dy->switches = (int)sw;
   GET_D("max_energy_residual", dy->max_energy_residual);
   GET_I("dyn.mono_steps", dy->mono_steps);
   GET_I("dyn.mono_iters", dy->mono_iters);

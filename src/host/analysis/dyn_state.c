@@ -177,3 +177,26 @@ void crd_dyn_measure_lumped(crd_dyn *dy, const crd_problem *pb, double rot_scale
   memcpy(dy->L, L, sizeof L);
   memcpy(dy->J, J, sizeof J);
 }
+
+double crd_dyn_element_length(const crd_model *m)
+{
+  double s = 0.0;
+  for (int e = 0; e < m->ne; ++e) {
+    const int32_t *q = m->quads + 4 * e;
+    double a = 0.0, b = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      double u = m->x[3 * q[2] + c] - m->x[3 * q[0] + c], v = m->x[3 * q[3] + c] - m->x[3 * q[1] + c];
+      a += u * u;
+      b += v * v;
+    }
+    s += 0.5 * (sqrt(a) + sqrt(b));
+  }
+  return m->ne > 0 ? s / (m->ne * sqrt(2.0)) : 1.0;
+}
+
+double crd_dyn_rate_norm(const crd_dyn *dy, const crd_problem *pb, double len)
+{
+  double v2 = 0.0, L2 = len * len;
+  for (size_t k = 0; k < 3 * (size_t)pb->nn; ++k) v2 += dy->v[k] * dy->v[k] + L2 * dy->w[k] * dy->w[k];
+  return sqrt(v2);
+}

@@ -7,6 +7,7 @@
 #include "crdyn/checkpoint.h"
 #include "crdyn/dynamics.h"
 #include "crdyn/error.h"
+#include "crdyn/hybrid.h"
 #include "crdyn/tie.h"
 
 int crd_dynamic_run(crd_run *r)
@@ -33,7 +34,7 @@ int crd_dynamic_run(crd_run *r)
     crd_problem_set_prescribed(pb, 0.0, 0);
     if ((rc = crd_problem_eval(pb, 0, F, &U))) goto out;
     dy->strain = U;
-    if (an->nstages > 0 && an->stages[0].integrator == CRD_INT_EXPLICIT)
+    if (an->nstages > 0 && an->stages[0].integrator != CRD_INT_IMPLICIT) /* auto stages start explicit */
       crd_dyn_measure_lumped(dy, pb, an->stages[0].mass_scaling);
     else
       crd_dyn_measure(dy, pb);
@@ -46,12 +47,15 @@ int crd_dynamic_run(crd_run *r)
     r->stage = s + 1;
     /* a resumed stage's rates are already the constrained ones of its last step */
     if (!(dy->cur.resume && s == dy->cur.stage)) crd_dyn_constrain(dy, pb);
-    rc = st->integrator == CRD_INT_IMPLICIT ? crd_implicit_stage(r, dy, st, s) : crd_explicit_stage(r, dy, st, s);
+    rc = st->integrator == CRD_INT_IMPLICIT   ? crd_implicit_stage(r, dy, st, s)
+         : st->integrator == CRD_INT_EXPLICIT ? crd_explicit_stage(r, dy, st, s)
+                                              : crd_auto_stage(r, dy, st, s);
     if (rc) break;
   }
   crd_dyn_signals_restore();
   r->dyn.implicit_steps = dy->implicit_steps;
   r->dyn.explicit_steps = dy->explicit_steps;
+  r->dyn.switches = dy->switches;
   r->dyn.max_energy_residual = dy->max_energy_residual;
   r->dyn.mono_steps = dy->mono_steps;
   r->dyn.mono_iters = dy->mono_iters;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "crdyn/dynamics.h"
+#include "crdyn/hybrid.h"
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/elem_isa.h"
@@ -292,10 +293,11 @@ static int step_watchdogs(const crd_ex_loop *lp, double t1)
   return energy_balance(lp, t1);
 }
 
-/* Step n, at t1, done: the counters, its history row (and frame), a
+/* Step n, at t1, done: the counters, its history row (and frame; always
+ * at the stage's last step and where an auto stage switches: `last`), a
  * progress line every `every` steps, and a checkpoint or a signal
  * (crd_dyn_step_end). */
-static int record_step(const crd_ex_loop *lp, int n, double t1)
+static int record_step(const crd_ex_loop *lp, int n, double t1, int last)
 {
   crd_run *r = lp->r;
   crd_dyn *dy = lp->dy;
@@ -304,8 +306,8 @@ static int record_step(const crd_ex_loop *lp, int n, double t1)
   dy->step++;
   dy->explicit_steps++;
   r->steps++;
-  CRD_CALL(crd_run_record(r, dy->step, dy->t, 1.0, 0, 0.0, dy->kinetic, dy->strain, dy->L, dy->J, n == lp->nsteps));
-  if (n % lp->every == 0 || n == lp->nsteps)
+  CRD_CALL(crd_run_record(r, dy->step, dy->t, 1.0, 0, 0.0, dy->kinetic, dy->strain, dy->L, dy->J, last));
+  if (n % lp->every == 0 || last)
     crd_run_progress(r, "stage %d explicit: t = %.6g  step %d  E = %.10g", lp->istage, dy->t, dy->step,
                      dy->kinetic + dy->strain - r->wext);
   dy->cur.n = n;
@@ -315,8 +317,9 @@ static int record_step(const crd_ex_loop *lp, int n, double t1)
 
 /* Step n of the host loop: the half-step rates, the move to t1, the
  * accelerations there (with the normal rates predicted at t1 in the inertia
- * force), the full-step rates, the watchdogs, then the record. */
-static int host_step(const crd_ex_loop *lp, ex_work *x, int n)
+ * force), the full-step rates, the watchdogs, an auto stage's choice
+ * (*stop: the stretch ends here), then the record. */
+static int host_step(const crd_ex_loop *lp, ex_work *x, int n, int *stop)
 {
   crd_run *r = lp->r;
   crd_dyn *dy = lp->dy;
@@ -342,7 +345,8 @@ static int host_step(const crd_ex_loop *lp, ex_work *x, int n)
   }
   crd_ties_ex_finish(dy->ties, pb, x->Fi, x->Fe, t1, dt, dy->v, dy->a, dy->w, dy->wa);
   CRD_CALL(step_watchdogs(lp, t1));
-  return record_step(lp, n, t1);
+  *stop = n < lp->nsteps && dy->hybrid && crd_hybrid_explicit_step(dy->hybrid, r, dy, dt);
+  return record_step(lp, n, t1, n == lp->nsteps || *stop);
 }
 
 /* The step loop: resident on the device where the backend can keep the
@@ -353,13 +357,15 @@ static int step_loop(const crd_ex_loop *lp, ex_work *x)
   crd_run *r = lp->r;
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   char why[512];
-  int dev = crd_explicit_resident_usable(r, why, sizeof why);
+  int dev = lp->dy->hybrid ? 0 : crd_explicit_resident_usable(r, why, sizeof why);
+  if (lp->dy->hybrid) snprintf(why, sizeof why, "an auto stage chooses its integrator after each step");
   if (dev > 0) { /* the device keeps the state (explicit_resident.c) */
     if (!r->opts->quiet) printf("stage %d explicit: step loop resident on %s\n", lp->istage, r->pb->be->device_name);
     return crd_explicit_resident(lp);
   }
   if (dev == 0 && !r->opts->quiet) printf("stage %d explicit: step loop on the host: %s\n", lp->istage, why);
-  for (int n = lp->n0 + 1; n <= lp->nsteps; ++n) CRD_CALL(host_step(lp, x, n));
+  int stop = 0;
+  for (int n = lp->n0 + 1; n <= lp->nsteps && !stop; ++n) CRD_CALL(host_step(lp, x, n, &stop));
   r->time_explicit += crd_wtime() - tl - (r->time_output - to);
   return 0;
 }
@@ -373,6 +379,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   dy->cur.resume = 0;
   dy->cur.stage = istage;
   dy->rot_mass_scaling = s;
+  r->integrator = CRD_INT_EXPLICIT;
   crd_ex_loop lp = {.r = r, .dy = dy, .st = st, .istage = istage, .s = s, .t0 = dy->t};
   if (resume) {
     resumed_step(dy, &lp);

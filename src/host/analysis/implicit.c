@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "crdyn/dynamics.h"
+#include "crdyn/hybrid.h"
 #include "crdyn/error.h"
 #include "crdyn/shell_dyn.h"
 #include "crdyn/cr_frame.h"
@@ -48,6 +49,11 @@ static ga_param ga_from_rho(double rho)
   g.gamma = 0.5 - g.am + g.af;
   g.beta = 0.25 * (1.0 - g.am + g.af) * (1.0 - g.am + g.af);
   return g;
+}
+
+double crd_ga_beta(double rho_inf)
+{
+  return ga_from_rho(rho_inf).beta;
 }
 
 typedef struct im_work {
@@ -787,35 +793,14 @@ typedef struct im_stage {
   double dt_next;            /* adaptive: the next step the estimate of the accepted one asks for */
   double len;                /* adaptive: the mean element size, the length that weighs the normals */
   double t_note0, t_note;    /* adaptive: progress about every twentieth of the stage's time, from t_note0 */
+  int stop;                  /* an auto stage ends this stretch (hybrid.h) */
 } im_stage;
 
-/* The mean diagonal of the elements over sqrt 2: the length by which the
- * adaptive step's error estimate weighs the normals against the
- * translations. */
-static double element_length(const crd_model *m)
-{
-  double s = 0.0;
-  for (int e = 0; e < m->ne; ++e) {
-    const int32_t *q = m->quads + 4 * e;
-    double a = 0.0, b = 0.0;
-    for (int c = 0; c < 3; ++c) {
-      double u = m->x[3 * q[2] + c] - m->x[3 * q[0] + c], v = m->x[3 * q[3] + c] - m->x[3 * q[1] + c];
-      a += u * u;
-      b += v * v;
-    }
-    s += 0.5 * (sqrt(a) + sqrt(b));
-  }
-  return m->ne > 0 ? s / (m->ne * sqrt(2.0)) : 1.0;
-}
-
-/* The norm of the rates at the end of the step just solved: velocities
- * and the normals' rates weighed by the element length. */
+/* The norm of the rates at the end of the step just solved
+ * (crd_dyn_rate_norm). */
 static double rate_norm(const im_stage *s)
 {
-  const crd_dyn *dy = s->dy;
-  double v2 = 0.0, L2 = s->len * s->len;
-  for (size_t k = 0; k < 3 * (size_t)s->r->pb->nn; ++k) v2 += dy->v[k] * dy->v[k] + L2 * dy->w[k] * dy->w[k];
-  return sqrt(v2);
+  return crd_dyn_rate_norm(s->dy, s->r->pb, s->len);
 }
 
 /* The local error estimate of a converged step of length h (docs/dynamics.md,
@@ -926,7 +911,7 @@ static int stage_begin(im_stage *s)
   crd_dyn_measure(dy, pb);
   s->E_prev = dy->kinetic + dy->strain - r->wext;
   dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
-  dy->cur.v_max = s->adaptive ? rate_norm(s) : 0.0;
+  dy->cur.v_max = s->adaptive ? fmax(rate_norm(s), dy->hybrid ? crd_hybrid_v_max(dy->hybrid) : 0.0) : 0.0;
   dy->cur.h_prev = 0.0;
   return 0;
 }
@@ -1066,7 +1051,8 @@ static int accept_step(im_stage *s, double h, const im_step *o)
   dy->strain = o->U;
   dy->cur.E_scale = o->scale;
   int last = dy->t >= s->st->t_end - 1e-9 * s->dt_nom;
-  if ((rc = record_step(s, o, last))) return rc;
+  s->stop = !last && dy->hybrid && crd_hybrid_implicit_step(dy->hybrid, r, dy, s->adaptive ? s->dt_next : s->dt, o->iters);
+  if ((rc = record_step(s, o, last || s->stop))) return rc;
   if (s->adaptive)
     s->dt = s->dt_next;
   else if (s->dt < s->dt_nom && ++s->good >= 4) {
@@ -1098,9 +1084,11 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   dy->cur.stage = istage;
   s.adaptive = st->dt_auto;
   s.dt_nom = st->dt; /* adaptive: dt_max */
-  s.dt = s.adaptive ? fmax(st->dt_min, st->dt_max / 64.0) : s.dt_nom;
+  s.dt = !s.adaptive ? s.dt_nom : st->dt_start > 0 ? fmin(st->dt_max, fmax(st->dt_min, st->dt_start))
+                                                  : fmax(st->dt_min, st->dt_max / 64.0);
+  r->integrator = CRD_INT_IMPLICIT;
   s.dt_min = s.adaptive ? st->dt_min : s.dt_nom / 1024.0;
-  s.len = element_length(r->m);
+  s.len = crd_dyn_element_length(r->m);
   if (resume)
     stage_resume(&s);
   else if ((rc = stage_begin(&s)))
@@ -1112,7 +1100,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   s.k0 = dy->implicit_steps;
   s.mono = stage_monotone(st, pb, s.w.ties);
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
-  while (dy->t < st->t_end - 1e-9 * s.dt_nom) {
+  while (dy->t < st->t_end - 1e-9 * s.dt_nom && !s.stop) {
     im_step o;
     double h = step_length(st, dy->t, s.dt, s.dt_nom);
     rc = try_step(&s, h, &o);

@@ -191,7 +191,10 @@ static int record_out(crd_run *r, int step, double t_last, double time, double l
       }
     }
     crd_ties_columns(r->ties, r->extra + 6 * o->nprobes);
-    r->extra[6 * o->nprobes + crd_ties_ncols(r->ties)] = r->stage;
+    int kx = 6 * o->nprobes + crd_ties_ncols(r->ties);
+    if (r->integrator_col) /* 0: the initial state, 1: an explicit step, 2: an implicit one */
+      r->extra[kx++] = step == 0 ? 0 : r->integrator == CRD_INT_EXPLICIT ? 1 : 2;
+    r->extra[kx] = r->stage;
     double en[4] = {kinetic, strain, r->wext, kinetic + strain - r->wext};
     CRD_CALL(crd_history_row(r->hist, step, time, lf, iters, resid, en, L, J, r->extra));
     r->nrows++;
@@ -250,8 +253,9 @@ static int open_history(crd_run *r)
 {
   const crd_model *m = r->m;
   int rc = 0;
-  /* the probes' columns, the ties', then the stage */
-  int np = m->output.nprobes, nt = crd_ties_ncols(r->ties), nx = 6 * np + nt + 1;
+  /* the probes' columns, the ties', the integrator (runs with an auto stage), then the stage */
+  for (int s = 0; s < m->analysis.nstages; ++s) r->integrator_col |= m->analysis.stages[s].integrator == CRD_INT_AUTO;
+  int np = m->output.nprobes, nt = crd_ties_ncols(r->ties), nx = 6 * np + nt + 1 + r->integrator_col;
   char **names = NULL;
   if ((rc = CRD_CALLOC(nx, &r->extra)) || (rc = CRD_CALLOC(nx, &names)) ||
       (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->d_prev)) || (rc = CRD_CALLOC(3 * (size_t)m->nn, &r->p_prev))) {
@@ -265,6 +269,7 @@ static int open_history(crd_run *r)
   }
   for (int k = 6 * np; k < nx; ++k) names[k] = malloc(CRD_NAME_MAX + 16);
   crd_ties_col_names(r->ties, names + 6 * np, CRD_NAME_MAX + 16);
+  if (r->integrator_col) snprintf(names[nx - 2], CRD_NAME_MAX + 16, "integrator");
   snprintf(names[nx - 1], CRD_NAME_MAX + 16, "stage");
   if (r->restart) {
     long long hb, hh, v;

@@ -174,6 +174,7 @@ static void summary_analysis(const crd_run *r, cJSON *js)
     cJSON *d = cJSON_AddObjectToObject(js, "dynamics");
     cJSON_AddNumberToObject(d, "implicit_steps", r->dyn.implicit_steps);
     cJSON_AddNumberToObject(d, "explicit_steps", r->dyn.explicit_steps);
+    cJSON_AddNumberToObject(d, "integrator_switches", r->dyn.switches);
     cJSON_AddNumberToObject(d, "newton_per_implicit_step",
                             r->dyn.implicit_steps ? (double)r->newton_iters / r->dyn.implicit_steps : 0.0);
     cJSON_AddNumberToObject(d, "max_energy_change_per_step_rho1", r->dyn.max_energy_residual);

@@ -368,48 +368,88 @@ static int parse_implicit_auto(const crd_case_ctx *c, const cJSON *it, const cha
   return 0;
 }
 
-static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, double t_prev, crd_stage *s)
+/* Keys that belong to other kinds of stage: error_tolerance, dt_min and
+ * dt_max to adaptive implicit steps (implicit or auto with dt "auto"),
+ * switch_margin and newton_cost to auto stages, the implicit keys to
+ * implicit and auto stages, the explicit ones to explicit stages (safety
+ * also to auto stages; mass_scaling not: an auto stage's integrators must
+ * see the same inertia). */
+static int stage_key_scope(const crd_case_ctx *c, const cJSON *it, const char *jp, const crd_stage *s, int adaptive)
 {
-  static const char *const keys[] = {"integrator", "t_end", "dt", "rho_inf", "tolerance",
-                                     "max_iterations", "safety", "mass_scaling", "monotone_energy",
-                                     "error_tolerance", "dt_min", "dt_max", NULL};
-  static const char *const auto_only[] = {"error_tolerance", "dt_min", "dt_max", NULL};
+  static const char *const adaptive_only[] = {"error_tolerance", "dt_min", "dt_max", NULL};
+  static const char *const auto_only[] = {"switch_margin", "newton_cost", NULL};
   static const char *const implicit_only[] = {"tolerance", "max_iterations", "monotone_energy", NULL};
   static const char *const explicit_only[] = {"safety", "mass_scaling", NULL};
-  char kp[CRD_JP_MAX], integ[32];
-  const cJSON *dt;
-  CRD_CALL(crd_json_keys(c, it, jp, keys));
-  CRD_CALL(crd_json_get_str(c, it, jp, "integrator", 1, 1, integ, sizeof integ));
-  if (!strcmp(integ, "implicit")) s->integrator = CRD_INT_IMPLICIT;
-  else if (!strcmp(integ, "explicit")) s->integrator = CRD_INT_EXPLICIT;
-  else return CASE_BAD(c, crd_jp_key(kp, jp, "integrator"), "unknown integrator '%s' (expected implicit or explicit)", integ);
-  const cJSON *dtv = cJSON_GetObjectItemCaseSensitive(it, "dt");
-  int implicit_auto = s->integrator == CRD_INT_IMPLICIT && cJSON_IsString(dtv) && !strcmp(dtv->valuestring, "auto");
-  for (const char *const *k = auto_only; *k && !implicit_auto; ++k)
+  static const char *const explicit_only_auto[] = {"mass_scaling", NULL};
+  char kp[CRD_JP_MAX];
+  for (const char *const *k = adaptive_only; *k && !adaptive; ++k)
     if (cJSON_HasObjectItem(it, *k))
-      return CASE_BAD(c, crd_jp_key(kp, jp, *k), "applies only to implicit stages with dt \"auto\"");
-  const char *const *other = s->integrator == CRD_INT_IMPLICIT ? explicit_only : implicit_only;
+      return CASE_BAD(c, crd_jp_key(kp, jp, *k), "applies only to implicit or auto stages with dt \"auto\"");
+  for (const char *const *k = auto_only; *k && s->integrator != CRD_INT_AUTO; ++k)
+    if (cJSON_HasObjectItem(it, *k))
+      return CASE_BAD(c, crd_jp_key(kp, jp, *k), "applies only to stages with integrator \"auto\"");
+  const char *const *other = s->integrator == CRD_INT_IMPLICIT ? explicit_only
+                             : s->integrator == CRD_INT_EXPLICIT ? implicit_only : explicit_only_auto;
   for (; *other; ++other)
     if (cJSON_HasObjectItem(it, *other))
       return CASE_BAD(c, crd_jp_key(kp, jp, *other), "applies only to %s stages",
-                      s->integrator == CRD_INT_IMPLICIT ? "explicit" : "implicit");
-  CRD_CALL(crd_json_get_num(c, it, jp, "t_end", 1, &s->t_end));
-  if (!(s->t_end > t_prev))
-    return CASE_BAD(c, crd_jp_key(kp, jp, "t_end"), "t_end %g must exceed %g (the %s)", s->t_end, t_prev,
-                    t_prev == 0 ? "start time" : "previous stage's t_end");
+                      s->integrator == CRD_INT_EXPLICIT ? "implicit and auto" : "explicit");
+  return 0;
+}
+
+/* An auto stage's switching: the margin and the fixed Newton cost
+ * (docs/dynamics.md, "Automatic switching"). */
+static int parse_auto(const crd_case_ctx *c, const cJSON *it, const char *jp, crd_stage *s)
+{
+  s->switch_margin = 0.25, s->newton_cost = 0.0;
+  CRD_CALL(get_positive(c, it, jp, "switch_margin", 0, 1, &s->switch_margin));
+  if (cJSON_HasObjectItem(it, "newton_cost")) CRD_CALL(get_positive(c, it, jp, "newton_cost", 1, 0, &s->newton_cost));
+  return 0;
+}
+
+static int parse_stage_dt(const crd_case_ctx *c, const cJSON *it, const char *jp, double t_prev, crd_stage *s)
+{
+  char kp[CRD_JP_MAX];
+  const cJSON *dt;
   CRD_CALL(crd_json_get(c, it, jp, "dt", 1, &dt));
   crd_jp_key(kp, jp, "dt");
   if (cJSON_IsString(dt)) {
     if (strcmp(dt->valuestring, "auto")) return CASE_BAD(c, kp, "expected a number or \"auto\"");
     s->dt_auto = 1, s->dt = 0;
-    if (s->integrator == CRD_INT_IMPLICIT) CRD_CALL(parse_implicit_auto(c, it, jp, s->t_end - t_prev, s));
-  } else {
-    CRD_CALL(crd_json_num(c, dt, kp, &s->dt));
-    if (!(s->dt > 0)) return CASE_BAD(c, kp, "dt must be > 0 (got %g)", s->dt);
-    if ((s->t_end - t_prev) / s->dt > CRD_MAX_STAGE_STEPS)
-      return CASE_BAD(c, kp, "dt %g makes %.3g steps of the stage's %g s (at most %.0f)", s->dt,
-                      (s->t_end - t_prev) / s->dt, s->t_end - t_prev, CRD_MAX_STAGE_STEPS);
+    if (s->integrator != CRD_INT_EXPLICIT) CRD_CALL(parse_implicit_auto(c, it, jp, s->t_end - t_prev, s));
+    return 0;
   }
+  if (s->integrator == CRD_INT_AUTO)
+    return CASE_BAD(c, kp, "a stage with integrator \"auto\" chooses its steps: dt must be \"auto\"");
+  CRD_CALL(crd_json_num(c, dt, kp, &s->dt));
+  if (!(s->dt > 0)) return CASE_BAD(c, kp, "dt must be > 0 (got %g)", s->dt);
+  if ((s->t_end - t_prev) / s->dt > CRD_MAX_STAGE_STEPS)
+    return CASE_BAD(c, kp, "dt %g makes %.3g steps of the stage's %g s (at most %.0f)", s->dt,
+                    (s->t_end - t_prev) / s->dt, s->t_end - t_prev, CRD_MAX_STAGE_STEPS);
+  return 0;
+}
+
+static int parse_stage(const crd_case_ctx *c, const cJSON *it, const char *jp, double t_prev, crd_stage *s)
+{
+  static const char *const keys[] = {"integrator", "t_end", "dt", "rho_inf", "tolerance",
+                                     "max_iterations", "safety", "mass_scaling", "monotone_energy",
+                                     "error_tolerance", "dt_min", "dt_max", "switch_margin", "newton_cost", NULL};
+  char kp[CRD_JP_MAX], integ[32];
+  CRD_CALL(crd_json_keys(c, it, jp, keys));
+  CRD_CALL(crd_json_get_str(c, it, jp, "integrator", 1, 1, integ, sizeof integ));
+  if (!strcmp(integ, "implicit")) s->integrator = CRD_INT_IMPLICIT;
+  else if (!strcmp(integ, "explicit")) s->integrator = CRD_INT_EXPLICIT;
+  else if (!strcmp(integ, "auto")) s->integrator = CRD_INT_AUTO;
+  else return CASE_BAD(c, crd_jp_key(kp, jp, "integrator"), "unknown integrator '%s' (expected implicit, explicit or auto)", integ);
+  const cJSON *dtv = cJSON_GetObjectItemCaseSensitive(it, "dt");
+  int adaptive = s->integrator != CRD_INT_EXPLICIT && cJSON_IsString(dtv) && !strcmp(dtv->valuestring, "auto");
+  CRD_CALL(stage_key_scope(c, it, jp, s, adaptive));
+  CRD_CALL(crd_json_get_num(c, it, jp, "t_end", 1, &s->t_end));
+  if (!(s->t_end > t_prev))
+    return CASE_BAD(c, crd_jp_key(kp, jp, "t_end"), "t_end %g must exceed %g (the %s)", s->t_end, t_prev,
+                    t_prev == 0 ? "start time" : "previous stage's t_end");
+  CRD_CALL(parse_stage_dt(c, it, jp, t_prev, s));
+  if (s->integrator == CRD_INT_AUTO) CRD_CALL(parse_auto(c, it, jp, s));
   s->safety = 0.9, s->rho_inf = 1.0, s->tolerance = 1e-8, s->max_iterations = 20, s->mass_scaling = 1;
   s->monotone_energy = 1;
   CRD_CALL(crd_json_get_num(c, it, jp, "rho_inf", 0, &s->rho_inf));
