@@ -724,6 +724,101 @@ static void check_zero_modes(void)
   T_OK(nz == 8, "broken: coplanar elements joined by triads are caught: %d zero eigenvalues, not 6", nz);
 }
 
+/* ------------------------------------------------------------ inertia */
+
+/* the element's normals at theta0 + t v + t^2/2 a (rotational slots of the
+ * element's global vectors; charts kept) */
+static void nodes_at(const crd_fold_node *nd0, const double *v, const double *a, double t, crd_fold_node *nd)
+{
+  int off[4];
+  crd_fold_offsets(nd0, off);
+  for (int i = 0; i < 4; ++i) {
+    nd[i] = nd0[i];
+    int nr = crd_fold_node_nr(nd0 + i);
+    double th[3];
+    if (nd0[i].tri) crd_triad_theta(nd0[i].E, nd0[i].ch, th);
+    else {
+      int n2, m2;
+      crd_dir_pair(nd0[i].l, &n2, &m2);
+      th[0] = nd0[i].p[n2]; th[1] = nd0[i].p[m2];
+    }
+    for (int s = 0; s < nr; ++s) th[s] += t * v[off[i] + 3 + s] + 0.5 * t * t * a[off[i] + 3 + s];
+    if (nd0[i].tri) {
+      double E[9];
+      crd_triad_from_theta(th, nd0[i].ch, E);
+      crd_fold_node_triad(nd + i, E, nd0[i].ch, nd0[i].c);
+    } else {
+      double p[3];
+      crd_dir_from_pair(th[0], th[1], nd0[i].l, nd0[i].p[nd0[i].l], p);
+      crd_fold_node_smooth(nd + i, p, nd0[i].l);
+    }
+  }
+}
+
+/* m th'' + f_m against G^T P p'' with p'' by differences along a motion,
+ * and 1/2 u'.m u' against the kinetic energy of the physical rates */
+static void check_mass(void)
+{
+  const int masks[3] = {0x1, 0x5, 0xF};
+  for (int s = 0; s < 3; ++s) {
+    double X0[12], p0[12], Q[9], ax[3] = {eu_rand(), eu_rand(), eu_rand()};
+    random_quad(X0, p0, 0.05);
+    eu_rot(ax, 2.2, Q);
+    elem el;
+    memcpy(el.X0, X0, sizeof X0); memcpy(el.p0, p0, sizeof p0);
+    int charts[4];
+    for (int i = 0; i < 4; ++i) charts[i] = (4 * s + 2 * i) % 9;
+    random_elem(&el, masks[s], Q, 0.05, charts, NULL);
+    int off[4], n = crd_fold_offsets(el.nd, off);
+    double v[24], a[24], C[16], xl0[12], x0[12], r0xy[8], rho = 7.8, h = MAT.h;
+    for (int b = 0; b < n; ++b) { v[b] = 1.5 * eu_rand(); a[b] = 3.0 * eu_rand(); }
+    crd_q4_local_vars_init(X0, p0, x0, xl0, r0xy);
+    crd_q4_mass_coef(xl0, rho, h, C);
+    double m[576] = {0}, fm[24] = {0}, hh = h * h / 12.0;
+    crd_fold_mass(C, h, el.nd, v, 1.0, 1.0, m, fm);
+    /* p', p'' by fourth-order differences in t */
+    double tau = 1e-3, pv[5][12];
+    for (int k = 0; k < 5; ++k) {
+      crd_fold_node nd[4];
+      nodes_at(el.nd, v, a, (k - 2) * tau, nd);
+      for (int i = 0; i < 4; ++i) memcpy(pv[k] + 3 * i, nd[i].p, 3 * sizeof(double));
+    }
+    double pd[12], pdd[12];
+    for (int c = 0; c < 12; ++c) {
+      pd[c] = (-pv[4][c] + 8 * pv[3][c] - 8 * pv[1][c] + pv[0][c]) / (12 * tau);
+      pdd[c] = (-pv[4][c] + 16 * pv[3][c] - 30 * pv[2][c] + 16 * pv[1][c] - pv[0][c]) / (12 * tau * tau);
+    }
+    double err = 0, errb = 0, sc = 0;
+    for (int i = 0; i < 4; ++i) {
+      double G[9];
+      crd_fold_node_G(el.nd + i, G);
+      for (int al = 0; al < crd_fold_node_nr(el.nd + i); ++al) {
+        int r = off[i] + 3 + al;
+        double want = 0.0, got = fm[r], gotb = 0.0;
+        for (int j = 0; j < 4; ++j)
+          for (int c = 0; c < 3; ++c) want += G[3 * c + al] * hh * C[4 * i + j] * pdd[3 * j + c];
+        for (int b = 0; b < n; ++b) { got += m[n * r + b] * a[b]; gotb += m[n * r + b] * a[b]; }
+        err = fmax(err, fabs(got - want));
+        errb = fmax(errb, fabs(gotb - want));
+        sc = fmax(sc, fabs(want));
+      }
+    }
+    double vt[12], L[3] = {0}, J[3] = {0}, x[12], Km = 0.0;
+    for (int i = 0; i < 4; ++i)
+      for (int c = 0; c < 3; ++c) { vt[3 * i + c] = v[off[i] + c]; x[3 * i + c] = X0[3 * i + c] + el.d[3 * i + c]; }
+    double Kp = crd_q4_kinetic(C, h, x, el.nd[0].p, vt, pd, L, J); /* p only enters J */
+    for (int b = 0; b < n; ++b)
+      for (int c = 0; c < n; ++c) Km += 0.5 * v[b] * m[n * b + c] * v[c];
+    double asym = 0;
+    for (int b = 0; b < n; ++b)
+      for (int c = 0; c < n; ++c) asym = fmax(asym, fabs(m[n * b + c] - m[n * c + b]));
+    T_OK(err <= 1e-7 * sc && fabs(Km - Kp) <= 1e-9 * Kp && asym == 0.0,
+         "%d intersection node(s): m th'' + f_m = G^T P p'' along a motion (err %.2e of %.2e), 1/2 u'.m u' = the kinetic "
+         "energy (rel %.2e), m symmetric", __builtin_popcount(masks[s]), err, sc, fabs(Km - Kp) / Kp);
+    T_OK(errb > 1e-3 * sc, "broken: without f_m (the triads' and pairs' A2) the inertia force is caught (err %.2e)", errb);
+  }
+}
+
 int main(void)
 {
   srand(2915);
@@ -734,5 +829,6 @@ int main(void)
   check_element_fd();
   check_rigid();
   check_zero_modes();
+  check_mass();
   return T_DONE();
 }

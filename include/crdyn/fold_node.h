@@ -46,6 +46,7 @@
 #include "crdyn/crd_hd.h"
 #include "crdyn/director.h"
 #include "crdyn/cr_frame.h"
+#include "crdyn/shell_mass.h"
 
 typedef struct crd_triad_chart {
   int l, k;       /* l: dependent component of e_y; k: independent component of e_z */
@@ -446,6 +447,53 @@ CRD_HD double crd_fold_elem(const double *X0, const double *p0, const double *d,
   double U = crd_fold_pspace(X0, p0, d, p, mt, f6, K ? K6 : 0, min_det);
   crd_fold_reduce(nd, f6, K ? K6 : 0, f, K);
   return U;
+}
+
+/* The element's mass and inertia force in its global variables (the
+ * triad counterpart of crd_q4_mass, shell_mass.h): with p_i' = G_i th_i'
+ * and p_i'' = G_i th_i'' + A2_i (crd_triad_A2 at an intersection node,
+ * crd_q4_A2 at a smooth one), the kinetic energy of shell_mass.h gives
+ *   m: C_ij I3 on the translations, Q_ij = P_ij G_i^T G_j on the rotations,
+ *   f_m,i = G_i^T sum_j P_ij A2_j                              (eq 37),
+ * P_ij = rot_scale h^2/12 C_ij.  At an intersection node G_i = [w_a x r]
+ * is of rank 2 (a turn of the triad about this element's normal moves
+ * nothing of it): Q_ii is singular for one element and regular once two
+ * patches of different normals meet at the node.  m (n x n) scaled by cm
+ * and fm (n) are added into when non-NULL; ud: the element's velocity in
+ * its global variables (crd_fold_offsets; only the rotational rates are
+ * read). */
+CRD_HD void crd_fold_mass(const double *C, double h, const crd_fold_node *nd, const double *ud, double rot_scale,
+                          double cm, double *m, double *fm)
+{
+  int off[4], n = crd_fold_offsets(nd, off);
+  double G[4][9], A2[4][3], hh = rot_scale * h * h / 12.0;
+  for (int i = 0; i < 4; ++i) {
+    crd_fold_node_G(nd + i, G[i]);
+    if (!fm) continue;
+    const double *th = ud + off[i] + 3;
+    if (nd[i].tri) crd_triad_A2(nd[i].E, nd[i].ch, nd[i].p, th, A2[i]);
+    else crd_q4_A2(nd[i].p, nd[i].l, th, A2[i]);
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      int ni = crd_fold_node_nr(nd + i), nj = crd_fold_node_nr(nd + j);
+      double c = C[4 * i + j], P = hh * c;
+      if (m) {
+        for (int a = 0; a < 3; ++a) m[n * (off[i] + a) + off[j] + a] += cm * c;
+        for (int a = 0; a < ni; ++a)
+          for (int b = 0; b < nj; ++b) {
+            double v = 0.0;
+            for (int r = 0; r < 3; ++r) v += G[i][3 * r + a] * G[j][3 * r + b];
+            m[n * (off[i] + 3 + a) + off[j] + 3 + b] += cm * P * v;
+          }
+      }
+      if (fm)
+        for (int a = 0; a < ni; ++a) {
+          double v = 0.0;
+          for (int r = 0; r < 3; ++r) v += G[i][3 * r + a] * A2[j][r];
+          fm[off[i] + 3 + a] += P * v;
+        }
+    }
 }
 
 #endif
