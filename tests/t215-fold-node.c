@@ -441,7 +441,7 @@ static void fd_errors(const elem *el, const double *f, const double *K, int n, d
 
 static void check_smooth_consistency(void)
 {
-  double X0[12], p0[12], Q[9], ef = 0, ek = 0;
+  double X0[12], p0[12], Q[9], ef = 0, ek = 0, eb = 1e300;
   const double ax[3] = {1, 2, 3};
   eu_rot(ax, 2.0, Q);
   for (int t = 0; t < 4; ++t) {
@@ -459,9 +459,23 @@ static void check_smooth_consistency(void)
       ef = fmax(ef, fabs(f[a] - fG[a]) / maxabs(fG, 20));
       for (int b = 0; b < n; ++b) ek = fmax(ek, fabs(K[n * a + b] - KG[20 * a + b]) / maxabs(KG, 400));
     }
+    /* broken: the pairs' curvature term (lam_l d2p_l/dn2) left out */
+    double f6[24], eK = 0.0;
+    crd_fold_pspace(X0, p0, el.d, p, &MAT, f6, NULL, &md);
+    for (int i = 0; i < 4; ++i) {
+      double Hn[9];
+      crd_fold_node_hess(el.nd + i, f6 + 6 * i + 3, Hn);
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b) {
+          int r = 5 * i + 3 + a, c = 5 * i + 3 + b;
+          eK = fmax(eK, fabs(K[n * r + c] - Hn[3 * a + b] - KG[20 * r + c]) / maxabs(KG, 400));
+        }
+    }
+    eb = fmin(eb, eK);
   }
   T_OK(ef <= 1e-13 && ek <= 1e-13,
        "all nodes smooth: the p-space route equals crd_q4_global (rel diff f %.2e, K %.2e)", ef, ek);
+  T_OK(eb > 1e-6, "broken: without the pairs' curvature term the same comparison fails (rel diff >= %.2e)", eb);
 }
 
 /* the Hessian term of the intersection nodes with d W left out (broken) */
