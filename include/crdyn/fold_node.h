@@ -5,7 +5,7 @@
  * TRIAD.  An intersection node carries an orthonormal right-handed triad,
  * stored as E[3 a + c] = component c of axis a (a = 0, 1, 2: e_x, e_y, e_z).
  * Each element at the node sees the normal of its own patch rotated with
- * the triad (docs/theory.md eq 11 with the initial triad R_0):
+ * the triad (eq 11, docs/theory.md §1; R_0 the initial triad):
  *   r = R R_0^T p0 = sum_a c_a e_a,   c = R_0^T p0 (fixed: c_a = e_a0 . p0).
  *
  * CHART.  The three global rotational variables are
