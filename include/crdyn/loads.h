@@ -33,6 +33,9 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
  * with the same factor at the three times (the work of such loads is
  * F . du, whatever time in the step a scheme takes them at). */
 int crd_loads_steady(const crd_problem *pb, double t0, double tm, double t1);
+/* The first time point of an amplitude table (of a load or a prescribed
+ * support) more than `margin` after t; INFINITY where there is none. */
+double crd_loads_next_break(const crd_model *m, double t, double margin);
 /* Nodal ρ h ∫N_i dA over the initial surface (3 equal entries per node not needed: nn). */
 const double *crd_loads_nodal_mass(const crd_loads *L);
 

@@ -9,7 +9,9 @@ steps"), TAP lines:
     reported;
   - the flying L-plate (cases/flying_l_plate.json) with dt auto at rho_inf =
     1: after the load, energy and momenta constant across the changes of
-    step; the same at rho_inf = 0.9 loses energy (the check sees it).
+    step; the same at rho_inf = 0.9 loses energy (the check sees it);
+  - a pulse shorter than the first step is felt (steps end on the
+    amplitude table's points); fixed steps over it are not.
 usage: adaptive.py CRDYN"""
 import bisect, csv, json, math, os, subprocess, sys, tempfile
 
@@ -101,11 +103,34 @@ def flying(crdyn, tmp):
     tap(dE9 > 1e-6, "the same at rho_inf = 0.9 loses energy (%.1e): the check above sees a change" % dE9)
 
 
+def short_pulse(crdyn, tmp):
+    """A tip pulse of 50 us, shorter than the stage's first adaptive step
+    (dt_max / 64 = 1.6e-4): the steps end on the amplitude table's points,
+    so the pulse is felt; fixed steps of 1.6e-4 step over it (the same
+    check sees a strip that never moves)."""
+    base = json.load(open(os.path.join(cases, "cantilever_strip_pulse.json")))
+    base["loads"][0]["amplitude"] = [[0, 0], [2.5e-5, 1], [5e-5, 0]]
+    base["output"] = {"history_every": 1, "probes": [{"name": "tip", "node": 8}]}
+
+    def felt(stage, tag):
+        c = json.loads(json.dumps(base))
+        c["analysis"]["stages"] = [dict(integrator="implicit", t_end=0.01, rho_inf=1.0, tolerance=1e-10, **stage)]
+        rows, _ = run(crdyn, tmp, c, tag)
+        return max(abs(r["tip.uz"]) for r in rows), max(abs(r["external_work"]) for r in rows)
+
+    z, w = felt({"dt": "auto", "dt_max": 0.01}, "pulse_auto")
+    tap(z > 0 and w > 0, "a 50 us pulse under dt auto (first step 1.6e-4): the tip moves (%.3g), work %.3g" % (z, w))
+    z, w = felt({"dt": 1.6e-4}, "pulse_fixed")
+    tap(not (z > 0 and w > 0), "the same pulse with fixed steps of 1.6e-4: the check sees nothing felt (%.3g, %.3g)"
+        % (z, w))
+
+
 def main():
     crdyn = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         strip(crdyn, tmp)
         flying(crdyn, tmp)
+        short_pulse(crdyn, tmp)
     print("1..%d" % n)
 
 

@@ -945,6 +945,16 @@ static double step_length(const crd_stage *st, double t, double dt, double dt_no
   return h;
 }
 
+/* An adaptive step ends on the next time point of an amplitude table that
+ * it would pass: a kink of a load, or a whole pulse shorter than the step,
+ * is never stepped over (the error estimate sees a load only at the steps'
+ * ends). */
+static double clip_to_break(const im_stage *s, double h)
+{
+  double t = s->dy->t, tb = crd_loads_next_break(s->r->m, t, 1e-9 * s->dt_nom);
+  return t + h > tb ? tb - t : h;
+}
+
 /* Energy watchdog, before the step is accepted: with no external power
  * the total energy must not rise (rho_inf <= 1).  A rise is refused (the
  * state back at the step's start) with CRD_WARN_NEWTON_DIVERGED. */
@@ -1103,6 +1113,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   while (dy->t < st->t_end - 1e-9 * s.dt_nom && !s.stop) {
     im_step o;
     double h = step_length(st, dy->t, s.dt, s.dt_nom);
+    if (s.adaptive) h = clip_to_break(&s, h);
     rc = try_step(&s, h, &o);
     if (rc > 0)
       rc = cut_step(&s, h);

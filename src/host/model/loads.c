@@ -252,3 +252,18 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
   (void)L;
   return W;
 }
+
+static double amp_next(const crd_amplitude *a, double t, double margin)
+{
+  for (int i = 0; i < a->n; ++i)
+    if (a->t[i] > t + margin) return a->t[i];
+  return INFINITY;
+}
+
+double crd_loads_next_break(const crd_model *m, double t, double margin)
+{
+  double tb = INFINITY;
+  for (int k = 0; k < m->nloads; ++k) tb = fmin(tb, amp_next(&m->loads[k].amp, t, margin));
+  for (int k = 0; k < m->nsupports; ++k) tb = fmin(tb, amp_next(&m->supports[k].amp, t, margin));
+  return tb;
+}
