@@ -161,15 +161,16 @@ static double window_step(crd_hybrid *hy, const crd_run *r, const crd_dyn *dy, d
   return h;
 }
 
-/* A note in the log (not with --quiet) of a switch and its reason. */
-static void note_switch(const crd_hybrid *hy, const crd_run *r, const crd_dyn *dy, double h)
+/* A note in the log (not with --quiet) of a switch and its reason, at the
+ * end of step `step` (time t). */
+static void note_switch(const crd_hybrid *hy, const crd_run *r, double t, int step, double h)
 {
   if (r->opts->quiet) return;
   crd_run_progress_break();
   double re = rate_explicit(hy), ri = rate_implicit(hy, h);
   printf("stage %d auto: t = %.6g, step %d: %s -> %s: implicit step %.4g (%s), %.2f Newton iterations per step, "
          "%.4g %s per implicit step against %.4g per explicit step of %.4g: implicit %.3gx the explicit rate "
-         "(margin %g)\n", hy->istage, dy->t, dy->step, hy->kind == CRD_INT_EXPLICIT ? "explicit" : "implicit",
+         "(margin %g)\n", hy->istage, t, step, hy->kind == CRD_INT_EXPLICIT ? "explicit" : "implicit",
          hy->kind == CRD_INT_EXPLICIT ? "implicit" : "explicit", h,
          hy->kind == CRD_INT_EXPLICIT ? "predicted" : "the controller's", hy->n_it, hy->c_step,
          hy->fixed ? "cost units" : "s", hy->c_ex, hy->dt_ex, ri / re, hy->st->switch_margin);
@@ -186,7 +187,7 @@ int crd_hybrid_explicit_step(crd_hybrid *hy, const crd_run *r, const crd_dyn *dy
   double h = window_step(hy, r, dy, dt);
   if (!(h > 0.0) || rate_implicit(hy, h) <= (1.0 + hy->st->switch_margin) * rate_explicit(hy)) return 0;
   hy->h_im = h;
-  note_switch(hy, r, dy, h);
+  note_switch(hy, r, dy->t + dt, dy->step + 1, h); /* the explicit loop records the step after this */
   hy->pending = CRD_INT_IMPLICIT;
   return 1;
 }
@@ -206,7 +207,7 @@ int crd_hybrid_implicit_step(crd_hybrid *hy, const crd_run *r, const crd_dyn *dy
   if (hy->steps == HY_IMPLICIT_DWELL && hy->h_entry > 0.0) /* how far the prediction was off */
     hy->kappa = fmin(1.0, hy->kappa * hy->h_best / hy->h_entry);
   if (rate_explicit(hy) <= (1.0 + hy->st->switch_margin) * rate_implicit(hy, hy->h_im)) return 0;
-  note_switch(hy, r, dy, hy->h_im);
+  note_switch(hy, r, dy->t, dy->step, hy->h_im);
   hy->pending = CRD_INT_EXPLICIT;
   hy->fails = hy->steps <= 2 * HY_IMPLICIT_DWELL ? (hy->fails < 30 ? hy->fails + 1 : 30) : 0;
   return 1;
