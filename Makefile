@@ -96,6 +96,17 @@ ifeq ($(SAN),1)
   export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:abort_on_error=1:log_path=$(SAN_LOGS)/ubsan
 endif
 
+# MPI=1 (docs/distributed.md): the build that runs over MPI ranks
+# (`mpirun -n N crdyn run CASE`), with mpicc, in build-mpi/; without it no
+# MPI code is compiled and crdyn runs as one process.
+ifeq ($(MPI),1)
+  ifeq ($(origin CC),default)
+    CC := mpicc
+  endif
+  CPPFLAGS += -DCRD_HAVE_MPI
+  BUILD ?= build-mpi
+endif
+
 BUILD   ?= build
 # src/host/<part>/ (docs/architecture.md): one object per source, named by
 # its file (the names are unique across the folders), found through vpath.
@@ -160,7 +171,7 @@ ifneq ($(OPENCL),0)
                /etc/OpenCL/vendors/pocl.icd
 endif
 
-.PHONY: gpu-bundle gpu-check
+.PHONY: gpu-bundle gpu-check test-mpi
 .PHONY: all test deps check-deps check-tools info clean complexity bench bench-tools bench-smoke valgrind fuzz fuzz-build cases
 all: check-deps $(BUILD)/crdyn
 
@@ -238,6 +249,15 @@ $(BUILD)/tests/%: tests/%.c tests/tap.h tests/fuzz_replay.h tests/elem_util.h te
 # also under make -j (every object waits for its folder, the folder for this)
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen: | check-deps
 	mkdir -p $@
+
+# MPI (docs/distributed.md): the MPI build in build-mpi/ beside this one,
+# and its parity with the single process (tests/mpi/parity.sh; needs mpicc
+# and mpirun: Debian's openmpi-bin and libopenmpi-dev)
+test-mpi: all
+	$(MAKE) MPI=1 BUILD=build-mpi CUDA=0 all
+	@sh tests/mpi/parity.sh $(BUILD)/crdyn build-mpi/crdyn > build-mpi/parity.tap; rc=$$?; cat build-mpi/parity.tap; \
+	p=$$(grep -c '^ok ' build-mpi/parity.tap); f=$$(grep -c '^not ok ' build-mpi/parity.tap); \
+	echo "$$p passed, $$f failed"; [ $$rc -eq 0 ] && [ $$f -eq 0 ]
 
 test: all $(TESTS) bench-tools
 ifeq ($(SAN),1)

@@ -24,6 +24,7 @@
 #include "crdyn/dynamics.h"
 #include "crdyn/hybrid.h"
 #include "crdyn/error.h"
+#include "crdyn/parallel.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
 
@@ -157,6 +158,12 @@ static int add_state(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
 int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
 {
   if (r->ckpt_sync) CRD_CALL(r->ckpt_sync(r->ckpt_sync_ctx)); /* a device-resident loop: its state first */
+  if (crd_par_rank() > 0) { /* rank 0 alone writes (parallel.h); the others count it */
+    r->nckpt++;
+    r->ckpt_step = dy->step;
+    r->ckpt_wall = crd_wtime();
+    return 0;
+  }
   int64_t hoff;
   uint64_t hhash;
   crd_history_mark(r->hist, &hoff, &hhash);
@@ -323,9 +330,12 @@ int crd_dyn_step_end(crd_run *r, crd_dyn *dy)
 {
   const crd_output *o = &r->m->output;
   if (r->test_sigint_step > 0 && dy->step == r->test_sigint_step) raise(SIGINT);
-  int sig = got_signal;
-  int due = sig || (o->checkpoint_every_steps > 0 && dy->step % o->checkpoint_every_steps == 0) ||
-            (o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds);
+  /* over MPI ranks all take rank-independent decisions: a signal that
+   * reached one rank, or the clock of one, stops or checkpoints them all */
+  int ask[2] = {got_signal, o->checkpoint_every_seconds > 0 && crd_wtime() - r->ckpt_wall >= o->checkpoint_every_seconds};
+  crd_par_max_int(ask, 2);
+  int sig = ask[0];
+  int due = sig || (o->checkpoint_every_steps > 0 && dy->step % o->checkpoint_every_steps == 0) || ask[1];
   if (due) CRD_CALL(crd_dyn_checkpoint_write(r, dy));
   /* a crash after this step: rows and frames written after the last
    * checkpoint must be cut off by the restart (tests) */

@@ -8,6 +8,7 @@
 
 #include "crdyn/error.h"
 #include "crdyn/hybrid.h"
+#include "crdyn/parallel.h"
 #include "crdyn/solver.h"
 #include "crdyn/timer.h"
 
@@ -185,7 +186,9 @@ int crd_hybrid_explicit_step(crd_hybrid *hy, const crd_run *r, const crd_dyn *dy
   hy->dt_ex = dt;
   hy->v_max = fmax(hy->v_max, crd_dyn_rate_norm(dy, r->pb, hy->len));
   double h = window_step(hy, r, dy, dt);
-  if (!(h > 0.0) || rate_implicit(hy, h) <= (1.0 + hy->st->switch_margin) * rate_explicit(hy)) return 0;
+  int want = h > 0.0 && rate_implicit(hy, h) > (1.0 + hy->st->switch_margin) * rate_explicit(hy);
+  crd_par_max_int(&want, 1); /* over MPI ranks, whose measured costs differ: one choice for all */
+  if (!want) return 0;
   hy->h_im = h;
   note_switch(hy, r, dy->t + dt, dy->step + 1, h); /* the explicit loop records the step after this */
   hy->pending = CRD_INT_IMPLICIT;
@@ -206,7 +209,9 @@ int crd_hybrid_implicit_step(crd_hybrid *hy, const crd_run *r, const crd_dyn *dy
   if (hy->steps < HY_IMPLICIT_DWELL) return 0;
   if (hy->steps == HY_IMPLICIT_DWELL && hy->h_entry > 0.0) /* how far the prediction was off */
     hy->kappa = fmin(1.0, hy->kappa * hy->h_best / hy->h_entry);
-  if (rate_explicit(hy) <= (1.0 + hy->st->switch_margin) * rate_implicit(hy, hy->h_im)) return 0;
+  int want = rate_explicit(hy) > (1.0 + hy->st->switch_margin) * rate_implicit(hy, hy->h_im);
+  crd_par_max_int(&want, 1);
+  if (!want) return 0;
   note_switch(hy, r, dy->t, dy->step, hy->h_im);
   hy->pending = CRD_INT_EXPLICIT;
   hy->fails = hy->steps <= 2 * HY_IMPLICIT_DWELL ? (hy->fails < 30 ? hy->fails + 1 : 30) : 0;

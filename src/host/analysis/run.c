@@ -12,6 +12,7 @@
 #include "crdyn/checkpoint.h"
 #include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
+#include "crdyn/parallel.h"
 #include "crdyn/run.h"
 #include "crdyn/trace.h"
 #include "crdyn/shell_results.h"
@@ -196,11 +197,13 @@ static int record_out(crd_run *r, int step, double t_last, double time, double l
       r->extra[kx++] = step == 0 ? 0 : r->integrator == CRD_INT_EXPLICIT ? 1 : 2;
     r->extra[kx] = r->stage;
     double en[4] = {kinetic, strain, r->wext, kinetic + strain - r->wext};
-    CRD_CALL(crd_history_row(r->hist, step, time, lf, iters, resid, en, L, J, r->extra));
+    if (r->hist) CRD_CALL(crd_history_row(r->hist, step, time, lf, iters, resid, en, L, J, r->extra));
     r->nrows++;
   }
-  if (crd_output_has_frames(o) && (force || crd_output_frame_due(o, step, t_out0, t_out)))
-    CRD_CALL(write_frame(r, is_static ? lf : time));
+  if (crd_output_has_frames(o) && (force || crd_output_frame_due(o, step, t_out0, t_out))) {
+    if (r->pvd) CRD_CALL(write_frame(r, is_static ? lf : time));
+    else r->nframes++; /* a rank other than 0 (parallel.h) counts the frames rank 0 writes */
+  }
   r->time_output += crd_wtime() - t0;
   return 0;
 }
@@ -279,8 +282,8 @@ static int open_history(crd_run *r)
       r->nrows = (int)v;
       if (!(rc = crd_ckpt_get_int(r->restart, "run", "frames", &v))) r->nframes = (int)v;
     }
-    if (!rc) rc = crd_history_resume(r->dir, nx, (int64_t)hb, (uint64_t)hh, &r->hist);
-  } else
+    if (!rc && crd_par_rank() == 0) rc = crd_history_resume(r->dir, nx, (int64_t)hb, (uint64_t)hh, &r->hist);
+  } else if (crd_par_rank() == 0)
     rc = crd_history_open(r->dir, nx, (const char *const *)names, &r->hist);
   for (int k = 0; k < nx; ++k) free(names[k]);
   free(names);
@@ -295,6 +298,7 @@ static int open_outputs(crd_run *r)
   const crd_model *m = r->m;
   const crd_run_opts *opts = r->opts;
   long long frames_kept = 0;
+  if (crd_par_rank() > 0) return open_history(r); /* rank 0 alone writes (parallel.h) */
   if (r->restart) CRD_CALL(crd_ckpt_get_int(r->restart, "run", "frames", &frames_kept));
   CRD_CALL(crd_mkdir_p(r->dir));
   CRD_CALL(crd_run_clear_folder(r->dir, r->restart != NULL, (int)frames_kept));
@@ -324,6 +328,13 @@ static int check_model_kind(const crd_run *r, const char *be)
   if (m->ne == 0 && strcmp(be, "cpu") && strcmp(be, "auto"))
     return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: backend '%s': a model of rigid bodies only runs on the cpu backend",
                    m->case_path, be);
+  if (crd_par_size() > 1 && (m->ne == 0 || m->analysis.type == CRD_ANALYSIS_MODAL))
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: %d MPI ranks: static and dynamic analyses of shell models run over "
+                   "ranks; %s runs on one process (mpirun -n 1, or without mpirun)", m->case_path, crd_par_size(),
+                   m->ne == 0 ? "a model of rigid bodies only" : "a modal analysis");
+  if (crd_par_size() > 1 && strcmp(be, "cpu") && strcmp(be, "auto"))
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: backend '%s' over %d MPI ranks: only the cpu backend runs over ranks "
+                   "in this version", m->case_path, be, crd_par_size());
   return 0;
 }
 
@@ -432,7 +443,7 @@ static int finish_stopped(crd_run *r, int rc)
       snprintf(msg + len, sizeof msg - len, "; no checkpoint was written");
   }
   crd_history_close(&r->hist, 0);
-  if (dynamic)
+  if (dynamic && crd_par_rank() == 0)
     crd_run_write_summary(r, r->wall_before + crd_wtime() - r->t_start, rc == CRD_ERR_INTERRUPTED ? "interrupted" : "failed",
                   msg);
   return crd_err_set(rc, __FILE__, __LINE__, __func__, "%s", msg);
@@ -444,7 +455,7 @@ static int finish_complete(crd_run *r)
 {
   CRD_CALL(crd_history_close(&r->hist, 1));
   double wall = r->wall_before + crd_wtime() - r->t_start;
-  CRD_CALL(crd_run_write_summary(r, wall, "complete", NULL));
+  if (crd_par_rank() == 0) CRD_CALL(crd_run_write_summary(r, wall, "complete", NULL));
   if (r->opts->timing) crd_run_print_timing(r);
   if (!r->opts->quiet)
     printf("done: %d steps, %d Newton iterations, %.2f s (elements %.2f s, factorize %.2f s, solve %.2f s)\n",
@@ -487,6 +498,7 @@ int crd_run_case(const crd_run_opts *opts)
   if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : r->m->output.dir);
   const char *be = opts->backend ? opts->backend : r->m->backend;
+  if (crd_par_size() > 1 && !strcmp(be, "auto")) be = "cpu"; /* over ranks: the CPU's element passes */
   if (!(rc = check_model_kind(r, be))) rc = r->m->ne == 0 ? crd_rigid_run(r) : run_shell_model(r, be);
   if (rc) rc = crd_err_trace(rc, __FILE__, __LINE__, __func__);
   run_free(r);

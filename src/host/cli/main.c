@@ -12,6 +12,7 @@
 
 #include "crdyn/backend.h"
 #include "crdyn/error.h"
+#include "crdyn/parallel.h"
 #include "crdyn/run.h"
 #include "crdyn/switches.h"
 
@@ -241,6 +242,26 @@ static int devices(void)
   return n > 0 ? 0 : 1;
 }
 
+/* A run or check of the case: its exit status (130: interrupted, resumable). */
+static int run_status(const crd_run_opts *o)
+{
+  /* whole lines, at once, also into a file or a pipe: progress lines and
+   * messages on stderr then never share a line */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  int rc = crd_run_case(o);
+  crd_run_progress_break();
+  if (rc == CRD_ERR_INTERRUPTED) { /* not an error: stopped on request, resumable */
+    fprintf(stderr, "crdyn: %s\n", crd_err_message());
+    return 130;
+  }
+  if (rc) {
+    fprintf(stderr, "crdyn: error: %s\n", crd_err_message());
+    if (crd_switch("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) { usage(stderr); return 2; }
@@ -265,19 +286,14 @@ int main(int argc, char **argv)
   int prc = parse_run_args(argc, argv, &o);
   if (prc) return prc == 1 ? 0 : 2;
   exec_with_passive_wait(argv);
-  /* whole lines, at once, also into a file or a pipe: progress lines and
-   * messages on stderr then never share a line */
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  int rc = crd_run_case(&o);
-  crd_run_progress_break();
-  if (rc == CRD_ERR_INTERRUPTED) { /* not an error: stopped on request, resumable */
-    fprintf(stderr, "crdyn: %s\n", crd_err_message());
-    return 130;
-  }
-  if (rc) {
+  if (crd_par_init(&argc, &argv)) {
     fprintf(stderr, "crdyn: error: %s\n", crd_err_message());
-    if (crd_switch("CRDYN_TRACE")) fprintf(stderr, "%s", crd_err_traceback());
     return 1;
   }
-  return 0;
+  /* over MPI ranks every rank runs the same steps on the same bits
+   * (parallel.h): rank 0 alone speaks and writes */
+  if (crd_par_rank() > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))) return 1;
+  int status = run_status(&o);
+  crd_par_finalize(status);
+  return status;
 }

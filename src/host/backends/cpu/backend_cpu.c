@@ -10,6 +10,7 @@
 #include "crdyn/elem_eval.h"
 #include "crdyn/elem_isa.h"
 #include "crdyn/error.h"
+#include "crdyn/parallel.h"
 #include "crdyn/timer.h"
 #include "crdyn/problem.h"
 #include "crdyn/switches.h"
@@ -43,18 +44,37 @@ static int cpu_chunk(const crd_problem *pb)
   return c < CRD_CPU_CHUNK_MIN ? CRD_CPU_CHUNK_MIN : c;
 }
 
+/* Over MPI ranks (parallel.h): the element results of every block on
+ * every rank, before the assembly sums them in element order. */
+static int gather(const crd_problem *pb, double *f20, int wf, double *ue, double *ke, double *E_e)
+{
+  if (crd_par_size() == 1) return 0;
+  if (crd_par_rank() == 1 && crd_switch("CRDYN_TEST_MPI_SKEW")) { /* a planted difference (parity test) */
+    int e0, e1;
+    crd_par_elem_range(pb->ne, &e0, &e1);
+    for (size_t k = (size_t)wf * e0; k < (size_t)wf * e1; ++k) f20[k] *= 1.0 + 1e-12;
+  }
+  CRD_CALL(crd_par_gather_elems(f20, wf, pb->ne));
+  CRD_CALL(crd_par_gather_elems(ue, 1, pb->ne));
+  if (ke) CRD_CALL(crd_par_gather_elems(ke, 210, pb->ne));
+  if (E_e) CRD_CALL(crd_par_gather_elems(E_e, 400, pb->ne));
+  return 0;
+}
+
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
 {
   const cpu_impl *ci = be->impl;
   const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
   const int chunk = cpu_chunk(pb);
-  int bad = -1, badkind = 0, nch = (pb->ne + chunk - 1) / chunk;
+  int ea, ez; /* this rank's elements (parallel.h; all of them in a single process) */
+  crd_par_elem_range(pb->ne, &ea, &ez);
+  int bad = -1, badkind = 0, nch = (ez - ea + chunk - 1) / chunk;
   long long nb = 0;
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
-    int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
+    int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1;
     int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
                                pb->ke, pb->ue, &eb, &nb);
     if (kind) {
@@ -64,9 +84,11 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   }
   double t1 = crd_wtime();
   pb->tm.nelem_batched += nb;
-  if (want_K) { pb->tm.elem_K_s += t1 - t0; pb->tm.nelem_K += pb->ne; }
-  else { pb->tm.elem_f_s += t1 - t0; pb->tm.nelem_f += pb->ne; }
+  if (want_K) { pb->tm.elem_K_s += t1 - t0; pb->tm.nelem_K += ez - ea; }
+  else { pb->tm.elem_f_s += t1 - t0; pb->tm.nelem_f += ez - ea; }
+  crd_par_first_bad(&bad, &badkind);
   if (bad >= 0) return crd_backend_elem_error(pb, bad, badkind);
+  CRD_CALL(gather(pb, pb->fe, 20, pb->ue, want_K ? pb->ke : NULL, NULL));
   double Utot = 0.0, fn = 0.0;
   for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
   if (want_K) crd_csr_zero(pb->K);
@@ -109,12 +131,14 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
   const int chunk = cpu_chunk(pb);
-  int bad = -1, nch = (pb->ne + chunk - 1) / chunk;
+  int ea, ez; /* this rank's elements (parallel.h) */
+  crd_par_elem_range(pb->ne, &ea, &ez);
+  int bad = -1, badkind = 0, nch = (ez - ea + chunk - 1) / chunk;
   long long nb = 0;
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
-    int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
+    int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1;
     int b = isa->mid_range(e0, e1, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
                            in->wam, in->Bs, pb->l, in->C, ci->mat, in->xi, in->cf, in->cm, want_K, out->fg_e,
                            out->fin_e, pb->ke, out->E_e, pb->ue, &eb, &nb);
@@ -125,8 +149,11 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   }
   double t1 = crd_wtime();
   pb->tm.nelem_batched += nb;
-  crd_phase_mid_pass(&pb->tm, pb->ne, want_K, t1 - t0);
+  crd_phase_mid_pass(&pb->tm, ez - ea, want_K, t1 - t0);
+  crd_par_first_bad(&bad, &badkind);
   if (bad >= 0) return crd_backend_mid_error(pb, bad);
+  CRD_CALL(gather(pb, out->fg_e, 20, pb->ue, want_K ? pb->ke : NULL, want_K ? out->E_e : NULL));
+  CRD_CALL(crd_par_gather_elems(out->fin_e, 20, pb->ne));
   int n = pb->neq;
   for (int i = 0; i < n; ++i) out->Fi[i] = out->Fin[i] = 0.0;
   if (want_K) crd_csr_zero(pb->K);

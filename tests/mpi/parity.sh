@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs over MPI ranks (docs/distributed.md), TAP: `mpirun -n 1, 2, 3` of the
+# MPI build (3 oversubscribes a 2-core machine) against the single-process
+# build, outputs compared byte by byte (history.csv, result.pvd, every VTU
+# frame, summary figures but the times): the flying L-plate (implicit), the
+# Scordelis-Lo roof (static, load control), the explicit strip, a two-stage
+# explicit-implicit strip, the auto-integrator strip; a -n 2 run stopped by
+# SIGINT at a random step and restarted on 2 ranks against the
+# uninterrupted one; one message and one exit status, not N; a modal case
+# refused over ranks.  A run whose rank 1 evaluates its elements with a
+# planted error (CRDYN_TEST_MPI_SKEW) shows that the comparison sees it.
+# usage: parity.sh SERIAL_CRDYN MPI_CRDYN
+SER=$1 MPIB=$2
+[ -x "$SER" ] && [ -x "$MPIB" ] || { echo "usage: $0 SERIAL_CRDYN MPI_CRDYN" >&2; exit 2; }
+command -v mpirun >/dev/null || { echo "1..0 # SKIP no mpirun"; exit 0; }
+cd "$(dirname "$0")/../.." || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/crdyn-mpi.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+# Open MPI as root (CI), more ranks than cores, and ranks that yield the
+# core while they wait (the default spins, which starves oversubscribed ranks)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
+MPIRUN="mpirun --oversubscribe"
+n=0
+check() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+
+# same_outputs REF OUT: history, collection and frames byte-identical
+same_outputs() {
+  cmp -s "$1/history.csv" "$2/history.csv" || return 1
+  [ ! -e "$1/result.pvd" ] || cmp -s "$1/result.pvd" "$2/result.pvd" || return 1
+  for f in "$1"/frames/*.vtu; do [ -e "$f" ] || continue; cmp -s "$f" "$2/frames/${f##*/}" || return 1; done
+  [ "$(ls "$1/frames" 2>/dev/null | wc -l)" -eq "$(ls "$2/frames" 2>/dev/null | wc -l)" ]
+}
+
+for c in cases/flying_l_plate.json cases/scordelis_lo_8.json tests/restart/strip_two_stage.json \
+         tests/restart/strip_hybrid.json tests/mpi/explicit_strip.json; do
+  tag=$(basename "$c" .json)
+  "$SER" run "$c" --out "$T/$tag.ref" --quiet >/dev/null 2>&1
+  for np in 1 2 3; do
+    $MPIRUN -n $np "$MPIB" run "$c" --out "$T/$tag.$np" --quiet >"$T/$tag.$np.log" 2>&1; rc=$?
+    check "[ $rc -eq 0 ] && same_outputs '$T/$tag.ref' '$T/$tag.$np'" \
+      "$tag: mpirun -n $np gives the single-process outputs byte for byte"
+  done
+done
+
+# the comparison can fail: rank 1 (of 2) perturbs its elements' forces
+CRDYN_TEST_MPI_SKEW=1 $MPIRUN -n 2 "$MPIB" run tests/mpi/explicit_strip.json --out "$T/skew" --quiet >/dev/null 2>&1
+check "! same_outputs '$T/explicit_strip.ref' '$T/skew'" "a planted difference on rank 1 (CRDYN_TEST_MPI_SKEW) is seen"
+
+# interrupted on 2 ranks at a random step, restarted on 2 ranks
+ns=$(($(wc -l <"$T/strip_two_stage.ref/history.csv") - 2))
+k=$(awk -v s="$$" -v hi="$ns" 'BEGIN { srand(s); print 1 + int(rand() * (hi - 1)) }')
+CRDYN_TEST_SIGINT_STEP=$k $MPIRUN -n 2 "$MPIB" run tests/restart/strip_two_stage.json --out "$T/rs" --quiet \
+  >"$T/rs.1" 2>&1; rc1=$?
+nmsg=$(grep -c 'interrupted (SIGINT)' "$T/rs.1")
+check "[ $rc1 -ne 0 ] && [ -f '$T/rs/checkpoint.crd' ] && [ $nmsg -eq 1 ]" \
+  "-n 2 stopped by SIGINT at step $k: a checkpoint, one message (got $nmsg), a non-zero status ($rc1)"
+$MPIRUN -n 2 "$MPIB" run tests/restart/strip_two_stage.json --out "$T/rs" --quiet --restart "$T/rs/checkpoint.crd" \
+  >"$T/rs.2" 2>&1; rc2=$?
+check "[ $rc2 -eq 0 ] && same_outputs '$T/strip_two_stage.ref' '$T/rs'" \
+  "-n 2 restarted from step $k on 2 ranks: the uninterrupted outputs byte for byte"
+
+# one message, one status: a bad case
+printf '{"format": 1, "mesh": {"generate": {"type": "rectangle", "lx": 1, "ly": 1, "nx": 1, "ny": 1}}}\n' >"$T/bad.json"
+$MPIRUN -n 2 "$MPIB" run "$T/bad.json" --out "$T/bad" >"$T/bad.log" 2>&1; rc=$?
+nerr=$(grep -c 'crdyn: error' "$T/bad.log")
+check "[ $rc -ne 0 ] && [ $nerr -eq 1 ]" "a bad case on 2 ranks: status $rc, $nerr error message ($(head -c 120 "$T/bad.log"))"
+$MPIRUN -n 2 "$MPIB" run cases/plate_free_modal.json --out "$T/modal" >"$T/modal.log" 2>&1; rc=$?
+check "[ $rc -ne 0 ] && grep -q 'modal analysis runs on one process' '$T/modal.log'" "a modal case over 2 ranks is refused with a message"
+echo "1..$n"
