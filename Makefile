@@ -105,6 +105,14 @@ ifeq ($(MPI),1)
   endif
   CPPFLAGS += -DCRD_HAVE_MPI
   BUILD ?= build-mpi
+  # PETSc with MUMPS (Debian's petsc-dev): --solver mumps (solver_mumps.c);
+  # PETSC=0 leaves it out
+  PETSC_FOUND := $(shell pkg-config --exists petsc && echo 1)
+  PETSC ?= $(if $(PETSC_FOUND),1,0)
+  ifeq ($(PETSC),1)
+    CPPFLAGS += -DCRD_HAVE_PETSC $(filter -I%,$(shell pkg-config --cflags petsc))
+    LDLIBS   += $(shell pkg-config --libs petsc) -Wl,-rpath,$(shell pkg-config --variable=libdir petsc)
+  endif
 endif
 
 BUILD   ?= build

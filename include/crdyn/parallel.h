@@ -32,5 +32,8 @@ void crd_par_first_bad(int *bad, int *kind);
 /* v[0..n) replaced by their maximum over the ranks: decisions that depend
  * on what only one rank may have seen (a signal, the wall clock). */
 void crd_par_max_int(int *v, int n);
+void crd_par_max_dbl(double *v, int n);
+/* fn runs at crd_par_finalize, before MPI_Finalize (PETSc's own end). */
+void crd_par_at_finalize(void (*fn)(void));
 
 #endif

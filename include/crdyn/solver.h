@@ -21,6 +21,8 @@ typedef struct crd_solver_stats {
   double refactor_min_s, refactor_s;     /* later ones: fastest, and their sum */
   int nrefactor;
   int blas_threads;                      /* the BLAS's threads chosen at analyse (0: left as it was) */
+  double nnz_factor_rank;                /* MUMPS over MPI ranks: the factor's entries on the rank that holds
+                                          * most, after the last factorization (0: one process's solver) */
 } crd_solver_stats;
 
 /* name: "cholmod" (or "auto"/NULL for the default). */

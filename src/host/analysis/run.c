@@ -222,19 +222,43 @@ static void run_free(crd_run *r)
   free(r->p_prev);
 }
 
-/* --solver (solver.h): cholmod (default, host) or cusolver (device);
- * cudss is named so that the message can say why it is not there. */
+/* The problem's solver replaced by the one named s. */
+static int replace_solver(crd_run *r, const char *s)
+{
+  crd_solver *ns;
+  CRD_CALL(crd_solver_create(s, &ns));
+  crd_solver_destroy(&r->pb->solver);
+  r->pb->solver = ns;
+  return 0;
+}
+
+/* --solver mumps: MUMPS through PETSc, in MPI builds (docs/distributed.md). */
+static int choose_mumps(crd_run *r)
+{
+#ifdef CRD_HAVE_PETSC
+  return replace_solver(r, "mumps");
+#else
+  (void)r;
+  return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver mumps: this build has no PETSc with MUMPS (it comes with the MPI "
+                 "build where PETSc is found: make MPI=1; docs/distributed.md); use --solver cholmod");
+#endif
+}
+
+/* --solver (solver.h): cholmod (default, host), cusolver (device), mumps
+ * (MPI builds); cudss is named so that the message can say why it is not
+ * there. */
 static int choose_solver(crd_run *r)
 {
   const char *s = r->opts->solver;
   if (!s || !strcmp(s, "cholmod") || !strcmp(s, "auto")) return 0; /* the problem's CHOLMOD */
+  if (!strcmp(s, "mumps")) return choose_mumps(r);
 #ifndef CRD_HAVE_CUDSS
   if (!strcmp(s, "cudss"))
     return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cudss: this build has no cuDSS (not found at build time; "
                    "docs/cuda.md); use --solver cusolver or cholmod");
 #endif
   if (strcmp(s, "cusolver") && strcmp(s, "cudss"))
-    return CRD_ERR(CRD_ERR_INPUT, "--solver '%s': unknown linear solver (cholmod, cusolver, cudss, auto)", s);
+    return CRD_ERR(CRD_ERR_INPUT, "--solver '%s': unknown linear solver (cholmod, cusolver, cudss, mumps, auto)", s);
 #ifndef CRD_HAVE_CUDA
   return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver cusolver: this build has no CUDA (built without nvcc; "
                  "docs/cuda.md); use --solver cholmod");
@@ -242,11 +266,7 @@ static int choose_solver(crd_run *r)
   if (strcmp(r->pb->be->ops->name, "cuda") && !r->opts->quiet)
     printf("solver %s with the %s backend: the matrix values are copied to the device for every "
            "factorization\n", s, r->pb->be->ops->name);
-  crd_solver *ns;
-  CRD_CALL(crd_solver_create(s, &ns));
-  crd_solver_destroy(&r->pb->solver);
-  r->pb->solver = ns;
-  return 0;
+  return replace_solver(r, s);
 #endif
 }
 

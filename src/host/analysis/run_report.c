@@ -144,6 +144,8 @@ static void summary_counts(const crd_run *r, cJSON *js)
   cJSON_AddNumberToObject(c, "equations", r->pb->neq);
   cJSON_AddNumberToObject(c, "nnz_K", (double)r->pb->K->nnz);
   cJSON_AddNumberToObject(c, "nnz_L", crd_solver_get_stats(r->pb->solver)->nnz_factor);
+  if (crd_solver_get_stats(r->pb->solver)->nnz_factor_rank > 0) /* MUMPS over ranks (docs/distributed.md) */
+    cJSON_AddNumberToObject(c, "nnz_L_rank_max", crd_solver_get_stats(r->pb->solver)->nnz_factor_rank);
   cJSON_AddNumberToObject(c, "steps", r->steps);
   cJSON_AddNumberToObject(c, "newton_iterations", r->newton_iters);
   cJSON_AddNumberToObject(c, "step_cuts", r->cuts);

@@ -33,7 +33,7 @@ static const cli_opt run_opts[] = {
   {OPT_BACKEND, "--backend", NULL, "NAME", "cpu (default), opencl, cuda or auto (CUDA where a device answers)"},
   {OPT_DEVICE, "--device", NULL, "N", "OpenCL or CUDA device index (crdyn devices)"},
   {OPT_THREADS, "--threads", NULL, "N", "threads of the element loops and the BLAS (default: all cores)"},
-  {OPT_SOLVER, "--solver", NULL, "NAME", "linear solver: cholmod (default), cusolver, cudss, auto"},
+  {OPT_SOLVER, "--solver", NULL, "NAME", "linear solver: cholmod (default), cusolver, cudss, mumps, auto"},
   {OPT_DETERMINISTIC, "--deterministic", NULL, NULL, "bitwise repeatable device assembly (cuda)"},
   {OPT_RESTART, "--restart", NULL, "FILE", "continue a dynamic run from its checkpoint (DIR/checkpoint.crd)"},
   {OPT_TIMING, "--timing", NULL, NULL, "per-phase timing table in the log and in summary.json"},
@@ -43,7 +43,7 @@ static const cli_opt run_opts[] = {
 #define N_RUN_OPTS (sizeof run_opts / sizeof run_opts[0])
 
 static const char *const backend_names[] = {"cpu", "opencl", "cuda", "auto", NULL};
-static const char *const solver_names[] = {"cholmod", "cusolver", "cudss", "auto", NULL};
+static const char *const solver_names[] = {"cholmod", "cusolver", "cudss", "mumps", "auto", NULL};
 
 static void usage(FILE *f)
 {

@@ -6,6 +6,10 @@
 #include "crdyn/error.h"
 #include "crdyn/parallel.h"
 
+static void (*at_end)(void);
+
+void crd_par_at_finalize(void (*fn)(void)) { at_end = fn; }
+
 #ifdef CRD_HAVE_MPI
 #include <mpi.h>
 
@@ -29,6 +33,7 @@ void crd_par_finalize(int status)
    * that fails alone (never expected, but then no rank may wait) */
   int worst = status, rc = MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rc == MPI_SUCCESS && worst != status) MPI_Abort(MPI_COMM_WORLD, worst);
+  if (at_end) at_end();
   MPI_Finalize();
 }
 
@@ -80,6 +85,11 @@ void crd_par_max_int(int *v, int n)
   if (par_size > 1) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 }
 
+void crd_par_max_dbl(double *v, int n)
+{
+  if (par_size > 1) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
 #else /* a single process */
 
 int crd_par_init(int *argc, char ***argv)
@@ -87,7 +97,11 @@ int crd_par_init(int *argc, char ***argv)
   (void)argc, (void)argv;
   return 0;
 }
-void crd_par_finalize(int status) { (void)status; }
+void crd_par_finalize(int status)
+{
+  (void)status;
+  if (at_end) at_end();
+}
 int crd_par_rank(void) { return 0; }
 int crd_par_size(void) { return 1; }
 void crd_par_elem_range(int ne, int *e0, int *e1)
@@ -102,5 +116,6 @@ int crd_par_gather_elems(double *a, int width, int ne)
 }
 void crd_par_first_bad(int *bad, int *kind) { (void)bad, (void)kind; }
 void crd_par_max_int(int *v, int n) { (void)v, (void)n; }
+void crd_par_max_dbl(double *v, int n) { (void)v, (void)n; }
 
 #endif

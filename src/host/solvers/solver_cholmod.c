@@ -467,6 +467,9 @@ static const crd_solver_ops *const solver_registry[] = {
 #if defined(CRD_HAVE_CUDA) && defined(CRD_HAVE_CUDSS)
   &crd_cudss_ops,
 #endif
+#ifdef CRD_HAVE_PETSC
+  &crd_mumps_ops,
+#endif
 };
 #define NREGISTRY ((int)(sizeof solver_registry / sizeof solver_registry[0]))
 

@@ -41,6 +41,9 @@ int crd_cusolver_load(void);
 int crd_solver_host_order(const crd_csr *A, int *perm, crd_solver_stats *st);
 int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, int **colB, int **pos1, int **pos2);
 #endif
+#ifdef CRD_HAVE_PETSC
+extern const crd_solver_ops crd_mumps_ops;      /* solver_mumps.c (MPI builds with PETSc) */
+#endif
 #if defined(CRD_HAVE_CUDA) && defined(CRD_HAVE_CUDSS)
 extern const crd_solver_ops crd_cudss_ops;      /* solver_cudss.c */
 #endif
