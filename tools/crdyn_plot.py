@@ -44,7 +44,8 @@ Dynamic runs:
                 their time difference over their step difference (the mean
                 step where the history skips steps); it shows where an
                 implicit dt "auto" stage lengthens and shortens its steps,
-                and where steps were cut
+                and where steps were cut; with an auto stage (column
+                "integrator") explicit and implicit steps in two colours
   newton.png    iterations per step and residual (log axis), against step
                 (only if some row has a nonzero iteration count)
 
@@ -92,6 +93,7 @@ FIXED = ["step", "time", "load_factor", "iterations", "residual", "kinetic", "st
 PROBE_SUFFIXES = ["ux", "uy", "uz", "px", "py", "pz"]
 BODY_SUFFIXES = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]
 STAGE = "stage"
+INTEGRATOR = "integrator"
 MODES_HEADER = ["mode", "eigenvalue", "frequency"]
 DPI = 110
 WORK_TOL = 1e-12
@@ -208,7 +210,9 @@ def read_history(path):
             f"expected '{FIXED[k]}' (a history header starts with {','.join(FIXED)})")
     # "stage", the dynamic stage number, is the last column where present
     stage = len(header) - 1 if len(header) > len(FIXED) and header[-1] == STAGE else None
-    probes, bodies, unknown = classify(header[len(FIXED):stage])
+    # "integrator" (1 explicit, 2 implicit), before "stage" in runs with an auto stage
+    end = stage - 1 if stage is not None and header[stage - 1] == INTEGRATOR else stage
+    probes, bodies, unknown = classify(header[len(FIXED):end])
     if unknown:
         note(f"{path}: ignoring column(s) that are neither probe nor rigid-body columns: "
              + ", ".join(unknown[:8]) + (" ..." if len(unknown) > 8 else ""))
@@ -626,7 +630,14 @@ class Plotter:
         h, x = dt[sel] / ds[sel], t[1:][sel]
         fig, ax = self.figure(1, 1, "step length", h=4.5)
         mk = self.mk if sel.sum() <= MARKER_ROWS else {}
-        ax[0, 0].semilogy(x, h, drawstyle="steps-pre", color="C2", label="step length", **mk)
+        if INTEGRATOR in self.col:  # an auto stage: the steps of each integrator in their own colour
+            kind = self.v(INTEGRATOR)[1:][sel]
+            for code, name, colour in ((1, "explicit steps", "C3"), (2, "implicit steps", "C0")):
+                if (kind == code).any():
+                    ax[0, 0].semilogy(x, np.where(kind == code, h, np.nan), drawstyle="steps-pre", color=colour,
+                                      label=name, **mk)
+        else:
+            ax[0, 0].semilogy(x, h, drawstyle="steps-pre", color="C2", label="step length", **mk)
         ax[0, 0].set_title(f"step length: {np.min(h):.3g} to {np.max(h):.3g} over {int(np.sum(ds[sel]))} steps")
         ax[0, 0].set_ylabel("dt")
         ax[0, 0].grid(True, which="major", alpha=0.35)

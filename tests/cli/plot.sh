@@ -294,5 +294,17 @@ rc=$?; cat "$T/two.cmp"
 check "two-stage dynamic run: energy.png marks the start of stage 2 in both panels (when history.csv has a stage column)" \
   test $rc -eq 0
 
+# an auto stage (column "integrator"): steps.png draws the explicit and the
+# implicit steps as two curves, each over its own stretch of time; the
+# two-stage history above (no such column) draws one curve
+"$CRDYN" run "$here/tests/restart/strip_hybrid.json" --out "$T/auto" --quiet >/dev/null 2>&1
+"$PY" "$TOOL" "$T/auto" >/dev/null 2>&1
+desc "$T/auto/steps.png" >"$T/auto.desc"
+check "auto stage: steps.png has a curve of explicit and one of implicit steps" \
+  sh -c 'grep -q "curve .explicit steps." "$1" && grep -q "curve .implicit steps." "$1"' - "$T/auto.desc"
+desc "$T/two/steps.png" >"$T/two_steps.desc" 2>/dev/null
+check "no integrator column: steps.png has the one curve of step lengths" \
+  sh -c 'grep -q "curve .step length." "$1" && ! grep -q "explicit steps" "$1"' - "$T/two_steps.desc"
+
 echo "1..$n"
 [ "$nfail" -eq 0 ]
