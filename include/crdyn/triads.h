@@ -38,6 +38,7 @@ typedef struct crd_triads {
   int32_t *node;               /* n: their mesh nodes, ascending */
   int32_t *of;                 /* nn: the triad of a node, -1 at a smooth node */
   int32_t *npatch;             /* n: the patches at each */
+  double split;                /* the largest angle (degrees) between neighbouring elements in different patches */
   int32_t *eq3;                /* n: the equation of theta_2 (-1: the triad is held) */
   double *E0, *E, *E_save;     /* 9 n: initial, current and saved triads */
   crd_triad_chart *ch, *ch_save;

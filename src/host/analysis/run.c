@@ -355,15 +355,17 @@ static int check_triads(const crd_run *r)
   const crd_model *m = r->m;
   if (!pb->tr) return 0;
   if (m->analysis.type != CRD_ANALYSIS_STATIC)
-    return crd_problem_refuse_triads(pb, m->analysis.type == CRD_ANALYSIS_DYNAMIC ? "dynamic analyses (no mass or "
-                                     "inertia at a triad node yet)" : "modal analyses (no mass at a triad node yet)");
+    return crd_problem_refuse_triads(pb, m->analysis.type == CRD_ANALYSIS_DYNAMIC
+                                     ? "dynamic analyses (the triads' mass and inertia are not assembled yet)"
+                                     : "modal analyses (the triads' mass is not assembled yet)");
   if (m->nbodies > 0) return crd_problem_refuse_triads(pb, "a model with rigid bodies");
   if (!r->opts->quiet) {
     char list[160];
     crd_triads_list(pb->tr, list, sizeof list);
     fprintf(stderr, "crdyn: note: %d intersection node(s) (%s) where patches of the shell meet at more than "
-            "crease_angle = %g degrees: each carries a triad (docs/element.md); raise crease_angle if the surface "
-            "is smooth and only the mesh coarse\n", pb->tr->n, list, m->crease_angle);
+            "crease_angle = %g degrees (up to %.1f): each carries a triad (docs/element.md); if the surface is "
+            "smooth and only the mesh coarse, set \"crease_angle\" above %.1f\n", pb->tr->n, list, m->crease_angle,
+            pb->tr->split, pb->tr->split);
   }
   return 0;
 }

@@ -26,6 +26,9 @@ static const crd_switch_info table[] = {
   {"CRDYN_TEST_NAN_STEP", CRD_SWITCH_TEST, "N", "a NaN external force from step N on"},
   {"CRDYN_TEST_NAN_K_STEP", CRD_SWITCH_TEST, "N", "a NaN in the tangent K at implicit step N (the increment watchdog)"},
   {"CRDYN_TEST_UNSTABLE_DT", CRD_SWITCH_TEST, "1", "an explicit dt above the stable estimate runs (watchdog tests)"},
+  {"CRDYN_TEST_TRIAD_C", CRD_SWITCH_TEST, "tilt",
+   "corners at an intersection node outside its first patch see their normal turned by 0.2 degrees "
+   "(tests/cli/fold_frame.sh)"},
 };
 #define NSWITCH ((int)(sizeof table / sizeof table[0]))
 

@@ -8,6 +8,7 @@
 #include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
+#include "crdyn/switches.h"
 #include "crdyn/triads.h"
 
 /* The unit normal of each patch at each triad node: the average of its
@@ -51,6 +52,19 @@ static void initial_triad(const double *pn, int np, double *E)
   crd_cross3(z, x, y);
 }
 
+/* The test hook CRDYN_TEST_TRIAD_C=tilt: c of the corners outside the
+ * node's first patch turned by 0.2 degrees about e_x (the fold line of a
+ * fold), a corner wrong by construction for tests/cli/fold_frame.sh to
+ * catch. */
+static void test_tilt(int patch, double *c)
+{
+  const char *hook = crd_switch("CRDYN_TEST_TRIAD_C");
+  if (!hook || strcmp(hook, "tilt") || patch == 0) return;
+  double t = 0.2 * M_PI / 180.0, y = c[1], z = c[2];
+  c[1] = cos(t) * y - sin(t) * z;
+  c[2] = sin(t) * y + cos(t) * z;
+}
+
 /* The elements with a corner at a triad node, and c = R_0^T p0 with p0
  * the corner's patch normal at each of their triad corners. */
 static int fold_elements(crd_triads *tr, const crd_model *m, const crd_patches *pt, const int *pofs,
@@ -80,6 +94,7 @@ static int fold_elements(crd_triads *tr, const crd_model *m, const crd_patches *
         tr->p0c[12 * f + 3 * a + b] = p0[b];
         tr->c[12 * f + 3 * a + b] = crd_dot3(tr->E0 + 9 * k + 3 * b, p0);
       }
+      test_tilt(pt->corner_patch[4 * e + a], tr->c + 12 * f + 3 * a);
     }
   }
   return 0;
@@ -107,7 +122,10 @@ static int build(crd_triads *tr, crd_problem *pb, const crd_patches *pt)
   tr->n = 0;
   for (int i = 0; i < m->nn; ++i) {
     tr->of[i] = pt->npatch[i] > 1 ? tr->n : -1;
-    if (pt->npatch[i] > 1) tr->npatch[tr->n] = pt->npatch[i], tr->node[tr->n++] = i;
+    if (pt->npatch[i] < 2) continue;
+    tr->npatch[tr->n] = pt->npatch[i];
+    tr->node[tr->n++] = i;
+    tr->split = fmax(tr->split, pt->split[i]);
   }
   if ((rc = CRD_CALLOC((size_t)tr->n + 1, &pofs))) return rc;
   for (int k = 0; k < tr->n; ++k) pofs[k + 1] = pofs[k] + tr->npatch[k];
