@@ -6,7 +6,8 @@
  * 0.5 rad: the assembled K against central differences of the assembled
  * f_int, f_int against central differences of the strain energy, along
  * random directions; a moment at a triad node as the work-conjugate of
- * theta (W^T M against the work M . om of a small turn).  A scatter that
+ * theta (W^T M against the work M . om of a small turn) and its load
+ * stiffness against central differences.  A scatter that
  * drops the third triad variable (the 5-DOF layout) is caught. */
 #include <math.h>
 #include <stdio.h>
@@ -100,7 +101,7 @@ static double moment_error(crd_problem *pb)
   crd_triads *tr = pb->tr;
   int k = 0, i = tr->node[k];
   double M[3] = {0.3, -0.7, 0.5}, *F = calloc((size_t)pb->neq, 8), w[9];
-  crd_triads_add_moment(pb, k, M, F);
+  crd_triads_add_moment(pb, k, M, F, 0);
   crd_triad_W(tr->E + 9 * k, tr->ch[k], w);
   int32_t q[3] = {pb->eq[5 * i + 3], pb->eq[5 * i + 4], tr->eq3[k]};
   double dth[3] = {0.2, -0.5, 0.9}, om[3] = {0, 0, 0}, work = 0, fd = 0;
@@ -156,6 +157,32 @@ static void check_switching(crd_problem *pb, const char *name)
   free(du);
 }
 
+/* d(W^T M)/dtheta against central differences of W^T M along the chart
+ * variables of triad node 0 (its state left as found). */
+static double moment_dF_error(crd_problem *pb)
+{
+  crd_triads *tr = pb->tr;
+  double M[3] = {0.3, -0.7, 0.5}, D[9], w[9], th[3], Ep[9], err = 0, scale = 0, h = 1e-6;
+  const double *E = tr->E;
+  crd_triads_moment_dF(E, tr->ch[0], M, D);
+  crd_triad_theta(E, tr->ch[0], th);
+  for (int b = 0; b < 3; ++b) {
+    double fp[3], fm[3];
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      double t[3] = {th[0], th[1], th[2]};
+      t[b] += sgn * h;
+      crd_triad_from_theta(t, tr->ch[0], Ep);
+      crd_triad_W(Ep, tr->ch[0], w);
+      for (int a = 0; a < 3; ++a) (sgn > 0 ? fp : fm)[a] = crd_dot3(w + 3 * a, M);
+    }
+    for (int a = 0; a < 3; ++a) {
+      err = fmax(err, fabs((fp[a] - fm[a]) / (2 * h) - D[3 * a + b]));
+      scale = fmax(scale, fabs(D[3 * a + b]));
+    }
+  }
+  return err / scale;
+}
+
 static void check_model(const char *name, const char *js, int ntri_want)
 {
   crd_model *m = NULL;
@@ -177,6 +204,8 @@ static void check_model(const char *name, const char *js, int ntri_want)
   T_OK(worstF < 1e-6, "%s: f_int . v against central differences of U: %.2e", name, worstF);
   double em = moment_error(pb);
   T_OK(em < 1e-12, "%s: a moment at a triad node, W^T M . dth against M . om: %.2e", name, em);
+  double ed = moment_dF_error(pb);
+  T_OK(ed < 1e-7, "%s: its load stiffness d(W^T M)/dtheta against central differences: %.2e", name, ed);
   /* broken: the third triad variable's couplings dropped from the fold scatter */
   crd_triads *tr = pb->tr;
   for (int f = 0; f < tr->nel; ++f)

@@ -75,8 +75,13 @@ int crd_triads_eval(struct crd_problem *pb, int want_K, int *bad);
  * conditioned, and pb->p of the node rotated with it. */
 void crd_triads_update(struct crd_problem *pb, const double *du, double s);
 
-/* A dead moment M (global) at triad node k: F[theta] += W^T M. */
-void crd_triads_add_moment(const struct crd_problem *pb, int k, const double *M, double *F);
+/* A dead moment M (global) at triad node k: F[theta] += W^T M (its work
+ * rate is M . om, om = W theta'), and with want_K the symmetric part of
+ * its load stiffness taken from pb->K (as at a smooth node, loads.h). */
+void crd_triads_add_moment(struct crd_problem *pb, int k, const double *M, double *F, int want_K);
+/* D = d(W^T M)/dtheta (row a: dF_a) = -sum_c F_c (d_b m_c . w_a), from
+ * dW = -W dM W (fold_node.h). */
+void crd_triads_moment_dF(const double *E, crd_triad_chart ch, const double *M, double *D);
 
 /* The initial and current normals each corner of element e sees (12 each). */
 void crd_triads_elem_normals(const struct crd_problem *pb, int e, double *p0, double *p);

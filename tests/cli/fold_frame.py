@@ -22,6 +22,10 @@ psi(0) = 0, psi jumping by +90 degrees at the corner (m continuous) and
 m = 0 at the free end: shooting on m(0) (the secant method from the linear
 m(0) = L2 P), classical Runge-Kutta with 4000 steps a leg.
 
+A moment (0, -m, 0) at the fold instead (shared by its nodes): leg 1 bends
+into an arc of curvature m / EI and the corner turns by m L1 / EI (60
+degrees here); leg 2, unloaded, stays straight and turns with it.
+
 Linear frame theory (the same beam model, small rotations): leg 1 under
 the end moment L2 P: rotation L1 L2 P / EI and rise L1^2 L2 P / (2 EI) at
 the corner; leg 2 turned with it and bent as a cantilever, so the tip moves
@@ -49,6 +53,7 @@ EI = E * WIDTH * H ** 3 / 12.0
 PMAX = 0.9           # the corner turns by 37 degrees
 STEPS = 6            # load levels P = PMAX k / STEPS
 P_LINEAR = 1e-4      # a load small enough for linear theory (rotations of 1e-5)
+M_FOLD = math.pi / 3 * EI / L1  # a moment at the fold that turns the corner by 60 degrees
 TOL = 0.01           # 1 % of the reference tip displacement (chosen before the runs)
 N1, N2, NW = 24, 12, 2  # elements along leg 1, leg 2 and across
 
@@ -121,17 +126,23 @@ def mesh(n1, n2, nw):
             quads.append([b(k, j + 1), b(k, j), b(k + 1, j), b(k + 1, j + 1)])
     root = [idx[("a", 0, j)] for j in range(nw + 1)]
     tip = [b(n2, j) for j in range(nw + 1)]
-    return nodes, quads, root, tip, b(n2, nw // 2)
+    fold = [idx[("a", n1, j)] for j in range(nw + 1)]
+    return nodes, quads, root, tip, fold, b(n2, nw // 2)
 
 
-def case(P, steps, nlgeom=True, arc=False):
-    nodes, quads, root, tip, probe = mesh(N1, N2, NW)
+def case(P, steps, nlgeom=True, arc=False, moment=0.0):
+    """The frame under the tip force P, or (moment != 0) under the moment
+    (0, -moment, 0) shared by the fold's nodes instead."""
+    nodes, quads, root, tip, fold, probe = mesh(N1, N2, NW)
+    loads = [{"set": "tip", "force": [-P, 0.0, 0.0], "total": True}]
+    if moment:
+        loads = [{"set": "fold", "moment": [0.0, -moment / len(fold), 0.0]}]
     return {"format": 1, "title": "right-angle frame of two plate strips at a fold",
             "mesh": {"nodes": nodes, "quads": quads},
             "sections": [{"elements": "all", "E": E, "nu": 0.0, "thickness": H}],
-            "sets": {"root": {"nodes": root}, "tip": {"nodes": tip}},
+            "sets": {"root": {"nodes": root}, "tip": {"nodes": tip}, "fold": {"nodes": fold}},
             "supports": [{"set": "root", "fix": "all"}],
-            "loads": [{"set": "tip", "force": [-P, 0.0, 0.0], "total": True}],
+            "loads": loads,
             "output": {"probes": [{"name": "T", "node": probe}]},
             "analysis": {"type": "static", "nlgeom": nlgeom, "steps": steps, "max_load_factor": 1.0,
                          "tolerance": 1e-9, "arc_length": arc}}
@@ -148,6 +159,14 @@ def run(crdyn, tmp, name, cf):
     with open(os.path.join(out, "history.csv")) as f:
         rows = list(csv.DictReader(f))
     return [(float(w["load_factor"]), float(w["T.ux"]), float(w["T.uz"])) for w in rows[1:]], ""
+
+
+def moment_tip(m):
+    """The tip under the moment m at the corner: leg 1 an arc of curvature
+    m / EI (a pure moment), leg 2 straight and turned with the corner."""
+    th = m * L1 / EI
+    R = L1 / th
+    return R * math.sin(th) - L2 * math.sin(th) - L1, R * (1 - math.cos(th)) + L2 * math.cos(th) - L2, th
 
 
 def rel_err(u, ref):
@@ -186,6 +205,13 @@ def main():
             checks.append((arc is not None and len(arc) >= STEPS and worst <= TOL,
                            "arc length (%d steps to load factor %.3f): at most %.3f %% from the elastica%s"
                            % (len(arc or []), arc[-1][0] if arc else 0.0, 100 * worst, err3)))
+            mom, err4 = run(crdyn, tmp, "moment", case(0.0, 4, moment=M_FOLD))
+            ref = moment_tip(M_FOLD)
+            e = rel_err(mom[-1][1:], ref) if mom else float("nan")
+            checks.append((mom is not None and e <= TOL,
+                           "a moment at the fold's triad nodes turning the corner by %.1f deg: tip (%.5f, %.5f) "
+                           "against the arc's (%.5f, %.5f): %.3f %%%s" % (math.degrees(ref[2]), *(mom[-1][1:] if mom
+                           else (0, 0)), ref[0], ref[1], 100 * e, err4)))
             ref = linear(P_LINEAR)
             e = rel_err(lin[-1][1:], ref)
             checks.append((e <= TOL, "P = %g: tip (%.4e, %.4e) against linear frame theory's (%.4e, %.4e): %.3f %%"

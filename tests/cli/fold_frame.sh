@@ -2,8 +2,10 @@
 # The right-angle frame of two plate strips meeting at a fold (intersection
 # nodes: docs/element.md, "Intersection nodes in the problem"): the tip
 # within 1 % of the inextensible elastica of the frame with a rigid corner
-# at every load level (the corner turning by up to 44 degrees) and of
-# linear frame theory at a small load (tests/cli/fold_frame.py), then the
+# at every load level (the corner turning by up to 44 degrees; load
+# control and arc length), of linear frame theory at a small load, and of
+# the arc that a moment at the fold bends leg 1 into (the corner turned by
+# 60 degrees) (tests/cli/fold_frame.py), then the
 # same with the second leg's corners at the fold seeing their normal turned
 # by 0.2 degrees about the fold line (CRDYN_TEST_TRIAD_C=tilt: a wrong c), which
 # must fail.  POSIX sh, TAP.

@@ -160,8 +160,8 @@ int crd_loads_assemble(const crd_loads *L, crd_problem *pb, double t, int is_sta
       for (int j = 0; j < set->nn; ++j) {
         int i = set->nodes[j];
         double M[3] = {fac * ld->vec[0], fac * ld->vec[1], fac * ld->vec[2]}, g[3];
-        if (pb->tr && pb->tr->of[i] >= 0) { /* a triad node: W^T M on its chart variables (no load stiffness) */
-          crd_triads_add_moment(pb, pb->tr->of[i], M, F);
+        if (pb->tr && pb->tr->of[i] >= 0) { /* a triad node: W^T M on its chart variables */
+          crd_triads_add_moment(pb, pb->tr->of[i], M, F, want_K);
           continue;
         }
         crd_cross3(M, pb->p + 3 * i, g);

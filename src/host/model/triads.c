@@ -374,15 +374,47 @@ void crd_triads_update(crd_problem *pb, const double *du, double s)
   }
 }
 
-void crd_triads_add_moment(const crd_problem *pb, int k, const double *M, double *F)
+void crd_triads_moment_dF(const double *E, crd_triad_chart ch, const double *M, double *D)
+{
+  double w[9], f[3];
+  crd_triad_W(E, ch, w);
+  for (int c = 0; c < 3; ++c) f[c] = crd_dot3(w + 3 * c, M);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      double dm[3];
+      crd_triad_dM(E, ch, w + 3 * b, w + 3 * a, dm);
+      D[3 * a + b] = -(f[0] * dm[0] + f[1] * dm[1] + f[2] * dm[2]);
+    }
+}
+
+/* The CSR position of (slot a, slot b) of triad node k's rotations, through
+ * a fold element at the node (-1 where either is held). */
+static int32_t moment_pos(const crd_triads *tr, const crd_problem *pb, int k, int a, int b)
+{
+  int i = tr->node[k];
+  for (int f = 0; f < tr->nel; ++f)
+    for (int j = 0; j < 4; ++j)
+      if (pb->m->quads[4 * tr->elem[f] + j] == i)
+        return tr->sc24[300 * (size_t)f + crd_tri_index(6 * j + 3 + a, 6 * j + 3 + b, 24)];
+  return -1;
+}
+
+void crd_triads_add_moment(crd_problem *pb, int k, const double *M, double *F, int want_K)
 {
   const crd_triads *tr = pb->tr;
   int i = tr->node[k];
   int32_t q[3] = {pb->eq[5 * i + 3], pb->eq[5 * i + 4], tr->eq3[k]};
-  double w[9];
+  double w[9], D[9];
   crd_triad_W(tr->E + 9 * k, tr->ch[k], w);
   for (int a = 0; a < 3; ++a)
     if (q[a] >= 0) F[q[a]] += crd_dot3(w + 3 * a, M);
+  if (!want_K) return;
+  crd_triads_moment_dF(tr->E + 9 * k, tr->ch[k], M, D);
+  for (int a = 0; a < 3; ++a)
+    for (int b = a; b < 3; ++b) {
+      int32_t pos = moment_pos(tr, pb, k, a, b);
+      if (pos >= 0) pb->K->val[pos] -= 0.5 * (D[3 * a + b] + D[3 * b + a]);
+    }
 }
 
 void crd_triads_elem_normals(const crd_problem *pb, int e, double *p0, double *p)
