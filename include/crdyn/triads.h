@@ -41,6 +41,7 @@ typedef struct crd_triads {
   double split;                /* the largest angle (degrees) between neighbouring elements in different patches */
   int32_t *eq3;                /* n: the equation of theta_2 (-1: the triad is held) */
   double *E0, *E, *E_save;     /* 9 n: initial, current and saved triads */
+  double *E_rec;               /* 9 n: the triads of the last recorded step (the work of moments) */
   crd_triad_chart *ch, *ch_save;
   int nel;                     /* fold elements */
   int32_t *elem;               /* nel: their ids, ascending */
@@ -85,6 +86,11 @@ void crd_triads_moment_dF(const double *E, crd_triad_chart ch, const double *M, 
 
 /* The initial and current normals each corner of element e sees (12 each). */
 void crd_triads_elem_normals(const struct crd_problem *pb, int e, double *p0, double *p);
+
+/* The rotation vector that turns the triad of node k from its last
+ * recorded state to the current one (crd_triads_record marks that). */
+void crd_triads_turn(const crd_triads *tr, int k, double *om);
+void crd_triads_record(crd_triads *tr);
 
 void crd_triads_save(crd_triads *tr);
 void crd_triads_restore(crd_triads *tr);

@@ -153,6 +153,7 @@ static int record(crd_run *r, int step, double time, double lf, int iters, doubl
   }
   memcpy(r->d_prev, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(r->p_prev, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
+  if (pb->tr) crd_triads_record(pb->tr);
   double t_last = r->t_prev;
   r->t_prev = is_static ? lf : time;
   return record_out(r, step, t_last, time, lf, iters, resid, kinetic, strain, L, J, force, t0);

@@ -229,6 +229,10 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
         int i = set->nodes[j];
         if (ld->kind == CRD_LOAD_FORCE) {
           for (int c = 0; c < 3; ++c) W += fac * ld->vec[c] * (pb->d[3 * i + c] - d0[3 * i + c]);
+        } else if (pb->tr && pb->tr->of[i] >= 0) { /* the turn of the triad since the last record */
+          double om[3];
+          crd_triads_turn(pb->tr, pb->tr->of[i], om);
+          for (int q = 0; q < 3; ++q) W += fac * ld->vec[q] * om[q];
         } else { /* rotation vector of the normal from p0 to p (about p0 x p) */
           double ax[3];
           crd_cross3(p0s + 3 * i, pb->p + 3 * i, ax);

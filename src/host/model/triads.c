@@ -106,7 +106,7 @@ static int alloc_nodes(crd_triads *tr, int nn, int ne)
   int rc;
   if ((rc = CRD_CALLOC(n, &tr->node)) || (rc = CRD_CALLOC(nn, &tr->of)) || (rc = CRD_CALLOC(n, &tr->npatch)) ||
       (rc = CRD_CALLOC(n, &tr->eq3)) || (rc = CRD_CALLOC(9 * n, &tr->E0)) || (rc = CRD_CALLOC(9 * n, &tr->E)) ||
-      (rc = CRD_CALLOC(9 * n, &tr->E_save)) || (rc = CRD_CALLOC(n, &tr->ch)) || (rc = CRD_CALLOC(n, &tr->ch_save)) ||
+      (rc = CRD_CALLOC(9 * n, &tr->E_save)) || (rc = CRD_CALLOC(9 * n, &tr->E_rec)) || (rc = CRD_CALLOC(n, &tr->ch)) || (rc = CRD_CALLOC(n, &tr->ch_save)) ||
       (rc = CRD_CALLOC(ne, &tr->elem_of)))
     return rc;
   return 0;
@@ -134,6 +134,7 @@ static int build(crd_triads *tr, crd_problem *pb, const crd_patches *pt)
     for (int k = 0; k < tr->n; ++k) {
       initial_triad(pn + 3 * pofs[k], tr->npatch[k], tr->E0 + 9 * k);
       memcpy(tr->E + 9 * k, tr->E0 + 9 * k, 9 * sizeof(double));
+      memcpy(tr->E_rec + 9 * k, tr->E0 + 9 * k, 9 * sizeof(double));
       tr->ch[k] = crd_triad_choose(tr->E + 9 * k);
       memcpy(pb->p0 + 3 * tr->node[k], tr->E0 + 9 * k + 6, 3 * sizeof(double));
     }
@@ -164,7 +165,7 @@ void crd_triads_destroy(crd_triads **ptr)
 {
   crd_triads *tr = *ptr;
   if (!tr) return;
-  free(tr->node); free(tr->of); free(tr->npatch); free(tr->eq3); free(tr->E0); free(tr->E); free(tr->E_save);
+  free(tr->node); free(tr->of); free(tr->npatch); free(tr->eq3); free(tr->E0); free(tr->E); free(tr->E_save); free(tr->E_rec);
   free(tr->ch); free(tr->ch_save); free(tr->elem); free(tr->elem_of); free(tr->p0c); free(tr->c);
   free(tr->eq24); free(tr->sc24); free(tr->f24); free(tr->k24);
   free(tr);
@@ -432,6 +433,23 @@ void crd_triads_elem_normals(const crd_problem *pb, int e, double *p0, double *p
       memcpy(p + 3 * a, pb->p + 3 * i, 3 * sizeof(double));
     }
   }
+}
+
+void crd_triads_turn(const crd_triads *tr, int k, double *om)
+{
+  const double *A = tr->E_rec + 9 * k, *B = tr->E + 9 * k;
+  double Q[9] = {0}; /* Q = sum_a b_a a_a^T turns each old axis a_a into the new b_a */
+  for (int a = 0; a < 3; ++a)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) Q[3 * r + c] += B[3 * a + r] * A[3 * a + c];
+  double v[3] = {0.5 * (Q[7] - Q[5]), 0.5 * (Q[2] - Q[6]), 0.5 * (Q[3] - Q[1])};
+  double s = crd_norm3(v), cs = 0.5 * (Q[0] + Q[4] + Q[8] - 1.0), sc = s > 1e-300 ? atan2(s, cs) / s : 1.0;
+  for (int c = 0; c < 3; ++c) om[c] = v[c] * sc;
+}
+
+void crd_triads_record(crd_triads *tr)
+{
+  memcpy(tr->E_rec, tr->E, 9 * sizeof(double) * (size_t)tr->n);
 }
 
 void crd_triads_save(crd_triads *tr)
