@@ -170,6 +170,41 @@ def moment_tip(m):
     return R * math.sin(th) - L2 * math.sin(th) - L1, R * (1 - math.cos(th)) + L2 * math.cos(th) - L2, th
 
 
+def t_junction(n, length=2.0, h=0.05, P=1e-3):
+    """A T junction: three strips of `length` (1 wide, nu = 0) meet along
+    the edge x = z = 0, leg A along +x, B up along +z, C down along -z, n x 2
+    elements each; B and C clamped at their far ends, a total force P along
+    -z on A's free edge.  Linear beam theory: the junction turns by
+    P length / (4 EI / length + 4 EI / length), so the tip of A sinks by
+    P length^3 / (3 EI) + P length^3 / (8 EI) = (11/24) P length^3 / EI."""
+    nodes, quads = [], []
+
+    def add(p):
+        nodes.append(p)
+        return len(nodes) - 1
+    edge = [add([0.0, y, 0.0]) for y in (0.0, 0.5, 1.0)]
+
+    def strip(dx, dz, flip):
+        prev = edge
+        for k in range(1, n + 1):
+            cur = [add([dx * length * k / n, y, dz * length * k / n]) for y in (0.0, 0.5, 1.0)]
+            for j in range(2):
+                q = [prev[j], cur[j], cur[j + 1], prev[j + 1]]
+                quads.append(q[::-1] if flip else q)
+            prev = cur
+        return prev
+    a, b, c = strip(1, 0, False), strip(0, 1, True), strip(0, -1, False)
+    EIj = E * WIDTH * h ** 3 / 12.0
+    return ({"format": 1, "title": "T junction of three plate strips", "mesh": {"nodes": nodes, "quads": quads},
+             "sections": [{"elements": "all", "E": E, "nu": 0.0, "thickness": h}],
+             "sets": {"a": {"nodes": a}, "b": {"nodes": b}, "c": {"nodes": c}},
+             "supports": [{"set": "b", "fix": "all"}, {"set": "c", "fix": "all"}],
+             "loads": [{"set": "a", "force": [0.0, 0.0, -P], "total": True}],
+             "output": {"probes": [{"name": "T", "node": a[1]}]},
+             "analysis": {"type": "static", "nlgeom": False}},
+            -(11.0 / 24.0) * P * length ** 3 / EIj)
+
+
 def rel_err(u, ref):
     return math.hypot(u[0] - ref[0], u[1] - ref[1]) / math.hypot(ref[0], ref[1])
 
@@ -217,6 +252,12 @@ def main():
                 de = max(abs(w[3] - w[4]) / w[3] for w in mom)
                 checks.append((de < 1e-6, "the moment's external work (the turns of the triads) equals the strain "
                                "energy at every step: %.1e relative" % de))
+            tcase, tref = t_junction(16)
+            tj, err5 = run(crdyn, tmp, "tjunction", tcase)
+            e = abs(tj[-1][2] / tref - 1.0) if tj else float("nan")
+            checks.append((tj is not None and e <= TOL, "a T junction of three strips (16 x 2 elements a leg, the "
+                           "junction's triads): tip %.5e against linear beam theory's %.5e: %.3f %%%s"
+                           % (tj[-1][2] if tj else 0.0, tref, 100 * e, err5)))
             ref = linear(P_LINEAR)
             e = rel_err(lin[-1][1:3], ref)
             checks.append((e <= TOL, "P = %g: tip (%.4e, %.4e) against linear frame theory's (%.4e, %.4e): %.3f %%"

@@ -5,7 +5,8 @@
 # at every load level (the corner turning by up to 44 degrees; load
 # control and arc length), of linear frame theory at a small load, and of
 # the arc that a moment at the fold bends leg 1 into (the corner turned by
-# 60 degrees) (tests/cli/fold_frame.py), then the
+# 60 degrees), and a T junction of three strips against linear beam theory
+# (tests/cli/fold_frame.py), then the
 # same with the second leg's corners at the fold seeing their normal turned
 # by 0.2 degrees about the fold line (CRDYN_TEST_TRIAD_C=tilt: a wrong c), which
 # must fail.  POSIX sh, TAP.
