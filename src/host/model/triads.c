@@ -13,8 +13,8 @@
 
 /* The unit normal of each patch at each triad node: the average of its
  * elements' corner normals (pn + 3 (pofs[k] + j) for patch j of triad k). */
-static void patch_normals(const crd_model *m, const crd_patches *pt, const crd_triads *tr, const int *pofs,
-                          double *pn)
+static int patch_normals(const crd_model *m, const crd_patches *pt, const crd_triads *tr, const int *pofs,
+                         double *pn)
 {
   for (int q = 0; q < 4 * m->ne; ++q) {
     int k = tr->of[m->quads[q]];
@@ -22,10 +22,15 @@ static void patch_normals(const crd_model *m, const crd_patches *pt, const crd_t
     double *v = pn + 3 * (pofs[k] + pt->corner_patch[q]);
     for (int c = 0; c < 3; ++c) v[c] += pt->cn[3 * q + c];
   }
-  for (int j = 0; j < pofs[tr->n]; ++j) {
-    double len = crd_norm3(pn + 3 * j);
-    for (int c = 0; c < 3; ++c) pn[3 * j + c] /= len > 0 ? len : 1.0;
-  }
+  for (int k = 0; k < tr->n; ++k)
+    for (int j = pofs[k]; j < pofs[k + 1]; ++j) {
+      double len = crd_norm3(pn + 3 * j);
+      if (!(len > 1e-8))
+        return CRD_ERR(CRD_ERR_INPUT, "%s: node %d: the normals of the elements of its patch %d cancel (the apex "
+                       "of a cone)", m->case_path, tr->node[k], j - pofs[k]);
+      for (int c = 0; c < 3; ++c) pn[3 * j + c] /= len;
+    }
+  return 0;
 }
 
 /* R_0 from the patch normals pn[0..np) of one node (triads.h). */
@@ -129,8 +134,7 @@ static int build(crd_triads *tr, crd_problem *pb, const crd_patches *pt)
   }
   if ((rc = CRD_CALLOC((size_t)tr->n + 1, &pofs))) return rc;
   for (int k = 0; k < tr->n; ++k) pofs[k + 1] = pofs[k] + tr->npatch[k];
-  if (!(rc = CRD_CALLOC(3 * (size_t)pofs[tr->n], &pn))) {
-    patch_normals(m, pt, tr, pofs, pn);
+  if (!(rc = CRD_CALLOC(3 * (size_t)pofs[tr->n], &pn)) && !(rc = patch_normals(m, pt, tr, pofs, pn))) {
     for (int k = 0; k < tr->n; ++k) {
       initial_triad(pn + 3 * pofs[k], tr->npatch[k], tr->E0 + 9 * k);
       memcpy(tr->E + 9 * k, tr->E0 + 9 * k, 9 * sizeof(double));

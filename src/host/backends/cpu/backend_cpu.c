@@ -116,12 +116,11 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   /* one pass: the scatter and |f_e|^2 (in element order, as the other
    * backends sum it) */
   for (int e = 0; e < pb->ne; ++e) {
+    Utot += pb->ue[e];
     if (pb->tr && pb->tr->elem_of[e] >= 0) {
-      Utot += pb->ue[e];
       scatter_fold(pb, pb->tr->elem_of[e], want_K, F, &fn);
       continue;
     }
-    Utot += pb->ue[e];
     const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
     const double *fe = pb->fe + 20 * (size_t)e;
     for (int a = 0; a < 20; ++a) {
