@@ -7,7 +7,7 @@
 # runs as a smooth surface (no note) once crease_angle is above its 45
 # degrees, and not just below.  What intersection nodes do not support yet
 # is refused with the nodes named: dynamic and modal analyses, the device
-# backends, a partial rotational support at the node.
+# backends (auto keeps the cpu), a partial rotational support at the node.
 # POSIX sh, TAP.  $CRDYN: the binary (default ./build/crdyn).
 CRDYN=${CRDYN:-./build/crdyn}
 T=$(mktemp -d "${TMPDIR:-/tmp}/crdyn-folds.XXXXXX") || exit 1
@@ -88,10 +88,16 @@ refused "a modal analysis with intersection nodes: refused" "$T/modal.json" \
   "2 intersection node(s) of a folded or branched shell (node 2, node 5" "not supported in modal analyses"
 fold '{"type": "dynamic", "stages": [{"integrator": "implicit", "t_end": 0.01, "dt": 0.001}]}' >"$T/dyn.json"
 refused "a dynamic analysis with intersection nodes: refused" "$T/dyn.json" "not supported in dynamic analyses"
-"$CRDYN" run "$T/fold.json" --out "$T/out" --quiet --backend opencl >/dev/null 2>"$T/err"; rc=$?
-if [ $rc -ne 0 ] && grep -q "not supported in the opencl backend" "$T/err" && [ ! -e "$T/out/history.csv" ]; then
-  ok "--backend opencl with intersection nodes: refused"
-else not_ok "--backend opencl with intersection nodes: exit $rc"; sed 's/^/#   /' "$T/err"; fi
+for be in opencl cuda; do # refused before any device is looked for
+  "$CRDYN" run "$T/fold.json" --out "$T/out" --quiet --backend $be >/dev/null 2>"$T/err"; rc=$?
+  if [ $rc -ne 0 ] && grep -q "not supported in the $be backend" "$T/err" && [ ! -e "$T/out/history.csv" ]; then
+    ok "--backend $be with intersection nodes: refused"
+  else not_ok "--backend $be with intersection nodes: exit $rc"; sed 's/^/#   /' "$T/err"; fi
+  rm -rf "$T/out"
+done
+"$CRDYN" run "$T/fold.json" --out "$T/out" --backend auto >/dev/null 2>"$T/err"; rc=$?
+if [ $rc -eq 0 ] && [ -s "$T/out/history.csv" ]; then ok "--backend auto with intersection nodes: runs on the cpu backend"
+else not_ok "--backend auto with intersection nodes: exit $rc"; sed 's/^/#   /' "$T/err"; fi
 rm -rf "$T/out"
 
 # a box corner: three faces meet at node 0, each pair across a shared edge
