@@ -198,7 +198,7 @@ int crd_triads_check_fix(const crd_problem *pb)
                    "%s: $.supports[%d]: node %d is an intersection node (%d patches of the shell meet there) and "
                    "its supports fix some of px, py, pz but not all: at an intersection node the three rotational "
                    "components are fixed together (the node's triad held) or not at all (docs/case_format.md, "
-                   "\"Supports\")",
+                   "\"supports\")",
                    pb->m->case_path, partial_support(pb->m, i), i, tr->npatch[k]);
   }
   return 0;
