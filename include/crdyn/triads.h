@@ -46,6 +46,7 @@ typedef struct crd_triads {
   int nel;                     /* fold elements */
   int32_t *elem;               /* nel: their ids, ascending */
   int32_t *elem_of;            /* ne: the fold element of an element, -1 */
+  int32_t *at;                 /* 2 n: a fold element at each triad node and the node's corner in it */
   double *p0c, *c;             /* 12 nel: a triad corner's patch normal and c = R_0^T p0 (0 at smooth corners) */
   int32_t *eq24;               /* 24 nel */
   int32_t *sc24;               /* 300 nel: CSR positions of the packed upper 24x24 triangle */

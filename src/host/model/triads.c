@@ -94,6 +94,8 @@ static int fold_elements(crd_triads *tr, const crd_model *m, const crd_patches *
     for (int a = 0; a < 4; ++a) {
       int k = tr->of[m->quads[4 * e + a]];
       if (k < 0) continue;
+      tr->at[2 * k] = f;
+      tr->at[2 * k + 1] = a;
       const double *p0 = pn + 3 * (pofs[k] + pt->corner_patch[4 * e + a]);
       for (int b = 0; b < 3; ++b) {
         tr->p0c[12 * f + 3 * a + b] = p0[b];
@@ -112,7 +114,7 @@ static int alloc_nodes(crd_triads *tr, int nn, int ne)
   if ((rc = CRD_CALLOC(n, &tr->node)) || (rc = CRD_CALLOC(nn, &tr->of)) || (rc = CRD_CALLOC(n, &tr->npatch)) ||
       (rc = CRD_CALLOC(n, &tr->eq3)) || (rc = CRD_CALLOC(9 * n, &tr->E0)) || (rc = CRD_CALLOC(9 * n, &tr->E)) ||
       (rc = CRD_CALLOC(9 * n, &tr->E_save)) || (rc = CRD_CALLOC(9 * n, &tr->E_rec)) || (rc = CRD_CALLOC(n, &tr->ch)) || (rc = CRD_CALLOC(n, &tr->ch_save)) ||
-      (rc = CRD_CALLOC(ne, &tr->elem_of)))
+      (rc = CRD_CALLOC(ne, &tr->elem_of)) || (rc = CRD_CALLOC(2 * n, &tr->at)))
     return rc;
   return 0;
 }
@@ -170,7 +172,7 @@ void crd_triads_destroy(crd_triads **ptr)
   crd_triads *tr = *ptr;
   if (!tr) return;
   free(tr->node); free(tr->of); free(tr->npatch); free(tr->eq3); free(tr->E0); free(tr->E); free(tr->E_save); free(tr->E_rec);
-  free(tr->ch); free(tr->ch_save); free(tr->elem); free(tr->elem_of); free(tr->p0c); free(tr->c);
+  free(tr->ch); free(tr->ch_save); free(tr->elem); free(tr->elem_of); free(tr->at); free(tr->p0c); free(tr->c);
   free(tr->eq24); free(tr->sc24); free(tr->f24); free(tr->k24);
   free(tr);
   *ptr = NULL;
@@ -394,14 +396,10 @@ void crd_triads_moment_dF(const double *E, crd_triad_chart ch, const double *M, 
 
 /* The CSR position of (slot a, slot b) of triad node k's rotations, through
  * a fold element at the node (-1 where either is held). */
-static int32_t moment_pos(const crd_triads *tr, const crd_problem *pb, int k, int a, int b)
+static int32_t moment_pos(const crd_triads *tr, int k, int a, int b)
 {
-  int i = tr->node[k];
-  for (int f = 0; f < tr->nel; ++f)
-    for (int j = 0; j < 4; ++j)
-      if (pb->m->quads[4 * tr->elem[f] + j] == i)
-        return tr->sc24[300 * (size_t)f + crd_tri_index(6 * j + 3 + a, 6 * j + 3 + b, 24)];
-  return -1;
+  int f = tr->at[2 * k], j = tr->at[2 * k + 1];
+  return tr->sc24[300 * (size_t)f + crd_tri_index(6 * j + 3 + a, 6 * j + 3 + b, 24)];
 }
 
 void crd_triads_add_moment(crd_problem *pb, int k, const double *M, double *F, int want_K)
@@ -417,7 +415,7 @@ void crd_triads_add_moment(crd_problem *pb, int k, const double *M, double *F, i
   crd_triads_moment_dF(tr->E + 9 * k, tr->ch[k], M, D);
   for (int a = 0; a < 3; ++a)
     for (int b = a; b < 3; ++b) {
-      int32_t pos = moment_pos(tr, pb, k, a, b);
+      int32_t pos = moment_pos(tr, k, a, b);
       if (pos >= 0) pb->K->val[pos] -= 0.5 * (D[3 * a + b] + D[3 * b + a]);
     }
 }
