@@ -8,7 +8,12 @@
  * equation of slot s or -1 when fixed.  The pair of a node whose normal
  * components are supported is locked (the fixed component must stay
  * independent); others switch when the dependent component stops being the
- * largest (with hysteresis), which only changes what slots 3..4 mean. */
+ * largest (with hysteresis), which only changes what slots 3..4 mean.
+ *
+ * Intersection nodes (folds, junctions: more than one patch of the shell,
+ * patches.h) carry a triad instead: slots 3..4 and tr->eq3 hold its three
+ * chart variables (triads.h).  pb->tr is NULL on a smooth mesh, whose
+ * arrays and code paths are those of the versions before. */
 #ifndef CRDYN_PROBLEM_H
 #define CRDYN_PROBLEM_H
 
@@ -75,6 +80,7 @@ typedef struct crd_problem {
   int nthreads;
   crd_phase_times tm;
   crd_backend *be;               /* where elements are evaluated (cpu unless set) */
+  struct crd_triads *tr;         /* the intersection nodes (triads.h), NULL where none */
 } crd_problem;
 
 int crd_problem_create(const crd_model *m, int nthreads, crd_problem **pb);
@@ -102,20 +108,36 @@ void crd_problem_destroy(crd_problem **pb);
 int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U);
 
 /* Replace the CPU backend by `name` ("cpu", "auto", "opencl"; device as
- * in backend.h). */
+ * in backend.h).  With intersection nodes only the CPU backend runs: "auto"
+ * keeps it, another name is refused with the nodes. */
 int crd_problem_set_backend(crd_problem *pb, const char *name, int device);
 
 /* Apply an increment du (neq) scaled by s to the state (translations added,
  * pair components added and the dependent component recomputed). */
 void crd_problem_update(crd_problem *pb, const double *du, double s);
 /* Re-choose independent pairs where the dependent component is no longer
- * dominant; returns the number of switched nodes. */
+ * dominant; returns the number of switched nodes.  (Triad charts switch in
+ * crd_problem_update.) */
 int crd_problem_switch_pairs(crd_problem *pb);
 /* Set prescribed translations to value * factor. */
 void crd_problem_set_prescribed(crd_problem *pb, double t_or_lambda, int is_static);
 
 /* Map a 3-vector generalized force g on node i's normal (dW = g . dp) to its
- * pair equations (A1^T g), added into F. */
+ * pair equations (A1^T g), added into F (a smooth node). */
 void crd_problem_add_normal_force(const crd_problem *pb, int node, const double *g, double *F);
+
+/* The state of the triads, kept beside a copy of d, p, l (statics' step
+ * cuts); no-ops on a smooth mesh. */
+void crd_problem_save_triads(crd_problem *pb);
+void crd_problem_restore_triads(crd_problem *pb);
+
+/* The initial and current normals each corner of element e sees (12
+ * each): the nodes' at smooth nodes, the patch's rotated with the triad at
+ * an intersection node. */
+void crd_problem_elem_normals(const crd_problem *pb, int e, double *p0, double *p);
+
+/* 0 on a smooth mesh; else an UNSUPPORTED error naming the intersection
+ * nodes and `what` (e.g. "dynamic analyses"). */
+int crd_problem_refuse_triads(const crd_problem *pb, const char *what);
 
 #endif

@@ -140,8 +140,12 @@ bad "bow-tie quad (symmetric: zero net area)" "$T/bowtie.json" "bowtie.json" "el
 explicit '[[0,1,4,3],[1,2,4,5]]' '[[0,0,0],[1,0,0],[2,0,0],[0,1,0],[1,1,0],[2.6,1.3,0]]' >"$T/bowtie2.json"
 bad "bow-tie quad (asymmetric)" "$T/bowtie2.json" "bowtie2.json" "element 1"
 
-explicit '[[0,1,4,3],[1,2,5,4]]' '[[0,0,0],[1,0,0],[1,0,1],[0,1,0],[1,1,0],[1,1,1]]' >"$T/crease.json"
-bad "crease of 90 degrees is refused, naming its nodes and the crease_angle" "$T/crease.json" "crease.json" "node 1 (2 patches, normals 90.0 degrees apart)" "node 4" "crease_angle = 40"
+# a crease of 90 degrees (intersection nodes 1 and 4) with one rotational component fixed there
+explicit '[[0,1,4,3],[1,2,5,4]]' '[[0,0,0],[1,0,0],[1,0,1],[0,1,0],[1,1,0],[1,1,1]]' |
+  sed 's/"supports": \[{"set": "left", "fix": "all"}\]/"supports": [{"set": "left", "fix": "all"}, {"set": "crease", "fix": ["py"]}]/;
+       s/"sets": {/"sets": {"crease": {"box": [[0.9, -0.1, -0.1], [1.1, 1.1, 0.1]]}, /' >"$T/crease.json"
+bad "a partial rotational support at a crease of 90 degrees is refused, naming the support and node" "$T/crease.json" \
+  "crease.json" '$.supports[1]: node 1 is an intersection node (2 patches' "fix some of px, py, pz but not all"
 
 explicit '[[0,1,4,3],[1,2,5,6]]' >"$T/range.json"
 bad "node index out of range" "$T/range.json" "range.json" '$.mesh.quads[1]'

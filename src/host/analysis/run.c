@@ -17,6 +17,7 @@
 #include "crdyn/trace.h"
 #include "crdyn/shell_results.h"
 #include "crdyn/tie.h"
+#include "crdyn/triads.h"
 #include "crdyn/timer.h"
 #include "crdyn/switches.h"
 
@@ -61,9 +62,8 @@ static void element_results(const crd_problem *pb, double *sc, double *ex, doubl
     double X0[12], p0[12], d[12], p[12];
     const int32_t *qd = m->quads + 4 * e;
     crd_elem_gather3(qd, m->x, X0);
-    crd_elem_gather3(qd, pb->p0, p0);
     crd_elem_gather3(qd, pb->d, d);
-    crd_elem_gather3(qd, pb->p, p);
+    crd_problem_elem_normals(pb, e, p0, p); /* a patch's own normal at an intersection node */
     crd_q4_mat mt = crd_backend_section_mat(pb, e);
     crd_q4_results res;
     crd_q4_results_global(X0, p0, d, p, &mt, &res);
@@ -154,6 +154,7 @@ static int record(crd_run *r, int step, double time, double lf, int iters, doubl
   }
   memcpy(r->d_prev, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(r->p_prev, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
+  if (pb->tr) crd_triads_record(pb->tr);
   double t_last = r->t_prev;
   r->t_prev = is_static ? lf : time;
   return record_out(r, step, t_last, time, lf, iters, resid, kinetic, strain, L, J, force, t0);
@@ -377,6 +378,30 @@ static int choose_backend(crd_run *r, const char *be)
   return 0;
 }
 
+/* Intersection nodes (triads.h) run in static analyses of shells alone
+ * (the CPU backend: crd_problem_set_backend); a note names them, since a
+ * coarse mesh of a smooth surface can pass for folded. */
+static int check_triads(const crd_run *r)
+{
+  const crd_problem *pb = r->pb;
+  const crd_model *m = r->m;
+  if (!pb->tr) return 0;
+  if (m->analysis.type != CRD_ANALYSIS_STATIC)
+    return crd_problem_refuse_triads(pb, m->analysis.type == CRD_ANALYSIS_DYNAMIC
+                                     ? "dynamic analyses (the triads' mass and inertia are not assembled yet)"
+                                     : "modal analyses (the triads' mass is not assembled yet)");
+  if (m->nbodies > 0) return crd_problem_refuse_triads(pb, "a model with rigid bodies");
+  if (!r->opts->quiet) {
+    char list[160];
+    crd_triads_list(pb->tr, list, sizeof list);
+    fprintf(stderr, "crdyn: note: %d intersection node(s) (%s) where patches of the shell meet at more than "
+            "crease_angle = %g degrees (up to %.1f): each carries a triad (docs/element.md); if the surface is "
+            "smooth and only the mesh coarse, set \"crease_angle\" above %.1f\n", pb->tr->n, list, m->crease_angle,
+            pb->tr->split, pb->tr->split);
+  }
+  return 0;
+}
+
 /* The problem of a shell model: numbering and pattern on the threads asked
  * for, the backend, the solver, the loads and the ties. */
 static int build_problem(crd_run *r, const char *be)
@@ -385,6 +410,7 @@ static int build_problem(crd_run *r, const char *be)
   if (nthreads <= 0) nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
   crd_solver_set_blas_threads(nthreads);
   CRD_CALL(crd_problem_create(r->m, nthreads, &r->pb));
+  CRD_CALL(check_triads(r));
   CRD_CALL(choose_backend(r, be));
   CRD_CALL(choose_solver(r));
   CRD_CALL(crd_loads_create(r->pb, &r->loads));

@@ -13,6 +13,7 @@
 #include "crdyn/error.h"
 #include "crdyn/run.h"
 #include "crdyn/timer.h"
+#include "crdyn/triads.h"
 
 typedef struct st_work {
   double *Fi, *Fe, *R, *du, *dut, *Fref, *Du, *Du_prev;
@@ -41,23 +42,29 @@ static const char *slot_name(int l, int s)
   return s < 3 ? t[s] : pn[l][s - 3];
 }
 
-/* "equation 12 (node 2, pz)" for messages */
+/* "equation 12 (node 2, pz)" for messages; "theta_0".."theta_2" at an
+ * intersection node (the triad's chart variables, triads.h) */
 static void eq_where(const crd_problem *pb, int eq, char *buf, size_t n)
 {
-  for (int i = 0; i < pb->nn; ++i)
-    for (int s = 0; s < 5; ++s)
-      if (pb->eq[5 * i + s] == eq) {
-        snprintf(buf, n, "equation %d (node %d, %s)", eq, i, slot_name(pb->l[i], s));
-        return;
-      }
+  for (int i = 0; i < pb->nn; ++i) {
+    int k = pb->tr ? pb->tr->of[i] : -1;
+    for (int s = 0; s < 6; ++s) {
+      int q = s < 5 ? pb->eq[5 * i + s] : k >= 0 ? pb->tr->eq3[k] : -1;
+      if (q != eq) continue;
+      if (k >= 0 && s >= 3) snprintf(buf, n, "equation %d (node %d, theta_%d of its triad)", eq, i, s - 3);
+      else snprintf(buf, n, "equation %d (node %d, %s)", eq, i, slot_name(pb->l[i], s));
+      return;
+    }
+  }
   snprintf(buf, n, "equation %d", eq);
 }
 
-static void save_state(const crd_problem *pb, st_work *w)
+static void save_state(crd_problem *pb, st_work *w)
 {
   memcpy(w->d_save, pb->d, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(w->p_save, pb->p, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(w->l_save, pb->l, sizeof(int) * (size_t)pb->nn);
+  crd_problem_save_triads(pb);
 }
 
 static void restore_state(crd_problem *pb, const st_work *w)
@@ -65,6 +72,7 @@ static void restore_state(crd_problem *pb, const st_work *w)
   memcpy(pb->d, w->d_save, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(pb->p, w->p_save, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(pb->l, w->l_save, sizeof(int) * (size_t)pb->nn);
+  crd_problem_restore_triads(pb);
 }
 
 /* Residual and (optionally) tangent at the current state and load factor. */

@@ -28,6 +28,9 @@ static const crd_switch_info table[] = {
   {"CRDYN_TEST_UNSTABLE_DT", CRD_SWITCH_TEST, "1", "an explicit dt above the stable estimate runs (watchdog tests)"},
   {"CRDYN_TEST_MPI_SKEW", CRD_SWITCH_TEST, "1",
    "over MPI ranks, rank 1 scales its elements' forces by 1 + 1e-12 (the parity test's planted difference)"},
+  {"CRDYN_TEST_TRIAD_C", CRD_SWITCH_TEST, "tilt",
+   "corners at an intersection node outside its first patch see their normal turned by 0.2 degrees "
+   "(tests/cli/fold_frame.sh)"},
 };
 #define NSWITCH ((int)(sizeof table / sizeof table[0]))
 

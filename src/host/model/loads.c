@@ -6,6 +6,7 @@
 #include "crdyn/cr_frame.h"
 #include "crdyn/error.h"
 #include "crdyn/loads.h"
+#include "crdyn/triads.h"
 
 struct crd_loads {
   double *mass;       /* nn: rho h int N_i dA (initial surface) */
@@ -159,6 +160,10 @@ int crd_loads_assemble(const crd_loads *L, crd_problem *pb, double t, int is_sta
       for (int j = 0; j < set->nn; ++j) {
         int i = set->nodes[j];
         double M[3] = {fac * ld->vec[0], fac * ld->vec[1], fac * ld->vec[2]}, g[3];
+        if (pb->tr && pb->tr->of[i] >= 0) { /* a triad node: W^T M on its chart variables */
+          crd_triads_add_moment(pb, pb->tr->of[i], M, F, want_K);
+          continue;
+        }
         crd_cross3(M, pb->p + 3 * i, g);
         crd_problem_add_normal_force(pb, i, g, F);
         if (want_K) { /* symmetric part of dF/dn: g_l d2p_l/dn2 */
@@ -224,6 +229,10 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
         int i = set->nodes[j];
         if (ld->kind == CRD_LOAD_FORCE) {
           for (int c = 0; c < 3; ++c) W += fac * ld->vec[c] * (pb->d[3 * i + c] - d0[3 * i + c]);
+        } else if (pb->tr && pb->tr->of[i] >= 0) { /* the turn of the triad since the last record */
+          double om[3];
+          crd_triads_turn(pb->tr, pb->tr->of[i], om);
+          for (int q = 0; q < 3; ++q) W += fac * ld->vec[q] * om[q];
         } else { /* rotation vector of the normal from p0 to p (about p0 x p) */
           double ax[3];
           crd_cross3(p0s + 3 * i, pb->p + 3 * i, ax);

@@ -11,69 +11,59 @@
 #include "crdyn/patches.h"
 #include "crdyn/problem.h"
 #include "crdyn/trace.h"
+#include "crdyn/triads.h"
 #include "crdyn/timer.h"
 
 #define CRD_SYMMETRY_DEG 20.0 /* a normal this close to a symmetry plane is put in it (choose_pairs) */
 
-/* The intersection nodes of a folded or branched shell, refused: each
- * would need the three rotational variables of its triad (docs/element.md,
- * "Folds and junctions"), not implemented yet.  The message names the first
- * few and the key that treats a coarse smooth surface as smooth. */
-static int refuse_intersections(const crd_model *m, const crd_patches *pt)
-{
-  char list[256] = "";
-  double worst = 0.0;
-  int shown = 0;
-  for (int i = 0; i < m->nn; ++i) {
-    if (pt->npatch[i] < 2) continue;
-    worst = fmax(worst, pt->split[i]);
-    if (shown++ < 4) {
-      size_t n = strlen(list);
-      snprintf(list + n, sizeof list - n, "%snode %d (%d patches, normals %.1f degrees apart)", n ? ", " : "", i,
-               pt->npatch[i], pt->split[i]);
-    }
-  }
-  return CRD_ERR(CRD_ERR_UNSUPPORTED,
-                 "%s: %d node(s) join patches of the shell whose normals differ by more than crease_angle = %g "
-                 "degrees: %s%s.  Such folds and junctions need three rotational variables at the node, which this "
-                 "version does not support.  If the surface is smooth and only the mesh coarse, set the top-level "
-                 "key \"crease_angle\" above %.1f (docs/case_format.md)",
-                 m->case_path, pt->nsplit, m->crease_angle, list, pt->nsplit > 4 ? " and more" : "", worst);
-}
-
 /* Nodal normals (docs/theory.md §1, eqs 13-14): the unit element normals
- * at the node's corners (patches.h), averaged.  Intersection nodes (more
- * than one patch) are refused, and so is a smooth node whose element
- * normals stray from their average by more than the crease angle (the apex
- * of a cone: no single normal serves it). */
-static int nodal_normals(crd_problem *pb)
+ * at the node's corners (patches.h), averaged.  An intersection node (more
+ * than one patch) gets a triad instead (triads.h; its p0 the first patch's
+ * normal).  A smooth node whose element normals stray from their average
+ * by more than the crease angle is refused (the apex of a cone: no single
+ * normal serves it). */
+static int average_normals(crd_problem *pb, const crd_patches *pt)
 {
   const crd_model *m = pb->m;
-  crd_patches *pt;
-  CRD_CALL(crd_patches_create(m, m->crease_angle, &pt));
-  int rc = pt->nsplit ? refuse_intersections(m, pt) : 0;
-  for (int e = 0; e < pb->ne && !rc; ++e)
+  for (int e = 0; e < pb->ne; ++e)
     for (int a = 0; a < 4; ++a)
       for (int c = 0; c < 3; ++c) pb->p0[3 * m->quads[4 * e + a] + c] += pt->cn[12 * e + 3 * a + c];
-  for (int i = 0; i < pb->nn && !rc; ++i) {
+  for (int i = 0; i < pb->nn; ++i) {
+    if (pt->npatch[i] > 1) continue;
     double len = crd_norm3(pb->p0 + 3 * i);
     if (!(len > 1e-8))
-      rc = CRD_ERR(CRD_ERR_INPUT, "%s: node %d: the normals of its elements cancel (a fold of 180 degrees)",
-                   m->case_path, i);
-    for (int c = 0; c < 3 && !rc; ++c) pb->p0[3 * i + c] /= len;
+      return CRD_ERR(CRD_ERR_INPUT, "%s: node %d: the normals of its elements cancel (a fold of 180 degrees)",
+                     m->case_path, i);
+    for (int c = 0; c < 3; ++c) pb->p0[3 * i + c] /= len;
   }
+  return 0;
+}
+
+static int check_cones(const crd_problem *pb, const crd_patches *pt)
+{
+  const crd_model *m = pb->m;
   double cmin = cos(m->crease_angle * M_PI / 180.0);
-  for (int e = 0; e < pb->ne && !rc; ++e)
-    for (int a = 0; a < 4 && !rc; ++a) {
+  for (int e = 0; e < pb->ne; ++e)
+    for (int a = 0; a < 4; ++a) {
       int i = m->quads[4 * e + a];
+      if (pt->npatch[i] > 1) continue;
       double c = crd_dot3(pt->cn + 12 * e + 3 * a, pb->p0 + 3 * i);
       if (c < cmin)
-        rc = CRD_ERR(CRD_ERR_UNSUPPORTED,
-                     "%s: node %d: the normal of element %d differs by %.1f degrees from the nodal average (more "
-                     "than crease_angle = %g): the node has no single normal (the apex of a cone, or a crease "
-                     "the elements around it turn through); refine the mesh if the surface is smooth there",
-                     m->case_path, i, e, acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI, m->crease_angle);
+        return CRD_ERR(CRD_ERR_UNSUPPORTED,
+                       "%s: node %d: the normal of element %d differs by %.1f degrees from the nodal average (more "
+                       "than crease_angle = %g): the node has no single normal (the apex of a cone, or a crease "
+                       "the elements around it turn through); refine the mesh if the surface is smooth there",
+                       m->case_path, i, e, acos(fmax(-1.0, fmin(1.0, c))) * 180.0 / M_PI, m->crease_angle);
     }
+  return 0;
+}
+
+static int nodal_normals(crd_problem *pb)
+{
+  crd_patches *pt;
+  CRD_CALL(crd_patches_create(pb->m, pb->m->crease_angle, &pt));
+  int rc;
+  if (!(rc = average_normals(pb, pt)) && !(rc = crd_triads_create(pb, pt))) rc = check_cones(pb, pt);
   crd_patches_destroy(&pt);
   return rc;
 }
@@ -89,7 +79,10 @@ static void choose_pairs(crd_problem *pb)
     double *p = pb->p0 + 3 * i;
     unsigned nf = (pb->fix[i] >> 3) & 7u;
     int nfix = count_bits(nf);
-    if (nfix == 1) {
+    if (pb->tr && pb->tr->of[i] >= 0) { /* a triad node: its chart is the triad's (triads.h) */
+      pb->l[i] = crd_dir_choose(p);
+      pb->locked[i] = 1;
+    } else if (nfix == 1) {
       int f = (nf & 1u) ? 0 : (nf & 2u) ? 1 : 2;
       /* A single fixed component expresses a symmetry plane: when it is
        * nearly zero, the averaged normal of the elements on one side of
@@ -111,20 +104,24 @@ static void choose_pairs(crd_problem *pb)
 }
 
 /* Equation numbers of the free DOFs, node by node (-1: fixed); two fixed
- * normal components fix the normal. */
+ * normal components fix the normal.  A triad node's three rotational
+ * variables follow its translations (slots 3, 4, then tr->eq3), all fixed
+ * or all free (crd_triads_check_fix). */
 static int number_equations(crd_problem *pb)
 {
   int neq = 0;
   for (int i = 0; i < pb->nn; ++i) {
     unsigned fx = pb->fix[i];
-    int nfix = count_bits((fx >> 3) & 7u), n, mm;
+    int nfix = count_bits((fx >> 3) & 7u), n, mm, k = pb->tr ? pb->tr->of[i] : -1;
     crd_dir_pair(pb->l[i], &n, &mm);
     for (int s = 0; s < 5; ++s) {
       int fixed;
       if (s < 3) fixed = (fx >> s) & 1u;
+      else if (k >= 0) fixed = nfix == 3;
       else fixed = nfix >= 2 || ((fx >> (3 + (s == 3 ? n : mm))) & 1u);
       pb->eq[5 * i + s] = fixed ? -1 : neq++;
     }
+    if (k >= 0) pb->tr->eq3[k] = nfix == 3 ? -1 : neq++;
   }
   pb->neq = neq;
   CRD_CHECK(neq > 0, CRD_ERR_INPUT, "%s: every degree of freedom is fixed", pb->m->case_path);
@@ -167,6 +164,7 @@ static int setup_dofs(crd_problem *pb)
     const crd_set *set = &m->sets[m->supports[s].set];
     for (int k = 0; k < set->nn; ++k) pb->fix[set->nodes[k]] |= m->supports[s].fix;
   }
+  CRD_CALL(crd_triads_check_fix(pb));
   choose_pairs(pb);
   CRD_CALL(number_equations(pb));
   return list_prescribed(pb);
@@ -195,7 +193,9 @@ int crd_problem_create(const crd_model *m, int nthreads, crd_problem **out)
   for (int e = 0; e < m->ne; ++e)
     for (int a = 0; a < 4; ++a)
       for (int s = 0; s < 5; ++s) pb->elem_eq[20 * e + 5 * a + s] = pb->eq[5 * m->quads[4 * e + a] + s];
-  if ((rc = crd_pattern_build(pb->neq, m->ne, 20, pb->elem_eq, &pb->K, &pb->scatter))) goto fail;
+  if (pb->tr) rc = crd_triads_pattern(pb); /* 6 DOFs at the triad nodes */
+  else rc = crd_pattern_build(pb->neq, m->ne, 20, pb->elem_eq, &pb->K, &pb->scatter);
+  if (rc) goto fail;
   if ((rc = crd_solver_create("cholmod", &pb->solver))) goto fail;
   if ((rc = crd_backend_cpu_create(pb, &pb->be))) goto fail;
   *out = pb;
@@ -214,6 +214,7 @@ void crd_problem_destroy(crd_problem **ppb)
   crd_csr_destroy(&pb->K);
   crd_solver_destroy(&pb->solver);
   crd_backend_destroy(&pb->be);
+  crd_triads_destroy(&pb->tr);
   free(pb);
   *ppb = NULL;
 }
@@ -226,6 +227,12 @@ int crd_problem_eval(crd_problem *pb, int want_K, double *F, double *U)
 
 int crd_problem_set_backend(crd_problem *pb, const char *name, int device)
 {
+  if (pb->tr && !strcmp(name, "auto") && device < 0) return 0; /* the CPU backend, already set */
+  if (pb->tr && strcmp(name, "cpu")) {
+    char what[96];
+    snprintf(what, sizeof what, "the %s backend (only the cpu backend evaluates them)", name);
+    return crd_problem_refuse_triads(pb, what);
+  }
   crd_backend *be;
   CRD_CALL(crd_backend_create(name, device, pb, &be));
   crd_backend_destroy(&pb->be);
@@ -240,7 +247,7 @@ void crd_problem_update(crd_problem *pb, const double *du, double s)
     const int32_t *eq = pb->eq + 5 * i;
     for (int c = 0; c < 3; ++c)
       if (eq[c] >= 0) pb->d[3 * i + c] += s * du[eq[c]];
-    if (eq[3] < 0 && eq[4] < 0) continue;
+    if ((eq[3] < 0 && eq[4] < 0) || (pb->tr && pb->tr->of[i] >= 0)) continue;
     double *p = pb->p + 3 * i;
     int l = pb->l[i], n, m;
     crd_dir_pair(l, &n, &m);
@@ -260,6 +267,7 @@ void crd_problem_update(crd_problem *pb, const double *du, double s)
       for (int c = 0; c < 3; ++c) p[c] /= len;
     }
   }
+  if (pb->tr) crd_triads_update(pb, du, s);
   crd_problem_switch_pairs(pb);
   CRD_RANGE_POP();
 }
@@ -293,4 +301,31 @@ void crd_problem_add_normal_force(const crd_problem *pb, int node, const double 
     int e = pb->eq[5 * node + 3 + s];
     if (e >= 0) F[e] += A1[s] * g[0] + A1[2 + s] * g[1] + A1[4 + s] * g[2];
   }
+}
+
+void crd_problem_save_triads(crd_problem *pb)
+{
+  if (pb->tr) crd_triads_save(pb->tr);
+}
+
+void crd_problem_restore_triads(crd_problem *pb)
+{
+  if (pb->tr) crd_triads_restore(pb->tr);
+}
+
+void crd_problem_elem_normals(const crd_problem *pb, int e, double *p0, double *p)
+{
+  crd_triads_elem_normals(pb, e, p0, p);
+}
+
+int crd_problem_refuse_triads(const crd_problem *pb, const char *what)
+{
+  if (!pb->tr) return 0;
+  char list[160];
+  crd_triads_list(pb->tr, list, sizeof list);
+  return CRD_ERR(CRD_ERR_UNSUPPORTED,
+                 "%s: %d intersection node(s) of a folded or branched shell (%s: patches whose normals differ by "
+                 "more than crease_angle = %g degrees meet there) are not supported in %s; they run in static "
+                 "analyses on the cpu backend (docs/element.md, \"Intersection nodes in the problem\")",
+                 pb->m->case_path, pb->tr->n, list, pb->m->crease_angle, what);
 }

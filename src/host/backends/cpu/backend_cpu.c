@@ -14,6 +14,7 @@
 #include "crdyn/timer.h"
 #include "crdyn/problem.h"
 #include "crdyn/switches.h"
+#include "crdyn/triads.h"
 
 /* The backend's state: the element variant and the sections per element
  * (E, nu, h at 3 e, the table the device backends upload too). */
@@ -61,6 +62,41 @@ static int gather(const crd_problem *pb, double *f20, int wf, double *ue, double
   return 0;
 }
 
+/* Elements [e0, e1) on the vector path, less the fold elements (triads.h,
+ * evaluated apart): the runs between them. */
+static int stat_runs(const cpu_impl *ci, const crd_problem *pb, int e0, int e1, int want_K, int *eb, long long *nb)
+{
+  const crd_model *m = pb->m;
+  const int32_t *of = pb->tr ? pb->tr->elem_of : NULL;
+  while (e0 < e1) {
+    int r1 = e0;
+    while (r1 < e1 && !(of && of[r1] >= 0)) ++r1;
+    if (r1 > e0) {
+      int kind = ci->isa->stat_range(e0, r1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K,
+                                     pb->fe, pb->ke, pb->ue, eb, nb);
+      if (kind) return kind;
+    }
+    e0 = r1;
+    while (e0 < e1 && of && of[e0] >= 0) ++e0;
+  }
+  return 0;
+}
+
+/* A fold element's force and tangent (24 slots, triads.h) into F and K. */
+static void scatter_fold(crd_problem *pb, int f, int want_K, double *F, double *fn)
+{
+  const crd_triads *tr = pb->tr;
+  const int32_t *eq = tr->eq24 + 24 * (size_t)f, *sc = tr->sc24 + 300 * (size_t)f;
+  const double *fe = tr->f24 + 24 * (size_t)f, *ke = tr->k24 + 300 * (size_t)f;
+  for (int a = 0; a < 24; ++a) {
+    *fn += fe[a] * fe[a];
+    if (eq[a] >= 0) F[eq[a]] += fe[a];
+  }
+  if (!want_K) return;
+  for (int t = 0; t < 300; ++t)
+    if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+}
+
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
 {
   const cpu_impl *ci = be->impl;
@@ -74,13 +110,20 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
-    int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1;
-    int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
-                               pb->ke, pb->ue, &eb, &nb);
+    int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1, kind;
+    if (!pb->tr)
+      kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
+                             pb->ke, pb->ue, &eb, &nb);
+    else
+      kind = stat_runs(ci, pb, e0, e1, want_K, &eb, &nb);
     if (kind) {
 #pragma omp critical(crd_eval_bad)
       if (bad < 0 || eb < bad) { bad = eb; badkind = kind; }
     }
+  }
+  if (pb->tr) { /* the fold elements, one by one (triads.h) */
+    int fb, kind = crd_triads_eval(pb, want_K, &fb);
+    if (kind && (bad < 0 || fb < bad)) { bad = fb; badkind = kind; }
   }
   double t1 = crd_wtime();
   pb->tm.nelem_batched += nb;
@@ -96,6 +139,10 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
    * backends sum it) */
   for (int e = 0; e < pb->ne; ++e) {
     Utot += pb->ue[e];
+    if (pb->tr && pb->tr->elem_of[e] >= 0) {
+      scatter_fold(pb, pb->tr->elem_of[e], want_K, F, &fn);
+      continue;
+    }
     const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
     const double *fe = pb->fe + 20 * (size_t)e;
     for (int a = 0; a < 20; ++a) {
@@ -127,6 +174,7 @@ int crd_backend_mid_error(const crd_problem *pb, int bad)
 
 static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, int want_K, crd_mid_out *out)
 {
+  CRD_CALL(crd_problem_refuse_triads(pb, "the implicit dynamic element kernel"));
   const cpu_impl *ci = be->impl;
   const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
