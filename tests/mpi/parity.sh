@@ -4,7 +4,7 @@
 # build, outputs compared byte by byte (history.csv, result.pvd, every VTU
 # frame, summary figures but the times): the flying L-plate (implicit), the
 # Scordelis-Lo roof (static, load control), the explicit strip, a two-stage
-# explicit-implicit strip, the auto-integrator strip; a -n 2 run stopped by
+# explicit-implicit strip, the auto-integrator strip, the folded frame; a -n 2 run stopped by
 # SIGINT at a random step and restarted on 2 ranks against the
 # uninterrupted one; one message and one exit status, not N; a modal case
 # refused over ranks.  A run whose rank 1 evaluates its elements with a
@@ -32,8 +32,11 @@ same_outputs() {
   [ "$(ls "$1/frames" 2>/dev/null | wc -l)" -eq "$(ls "$2/frames" 2>/dev/null | wc -l)" ]
 }
 
+# the right-angle frame of tests/cli/fold_frame.py (a fold: intersection nodes)
+python3 -c "import sys, json; sys.path.insert(0, 'tests/cli'); import fold_frame as f; json.dump(f.case(0.9, 6), open(sys.argv[1], 'w'))" \
+  "$T/fold_frame.json"
 for c in cases/flying_l_plate.json cases/scordelis_lo_8.json tests/restart/strip_two_stage.json \
-         tests/restart/strip_hybrid.json tests/mpi/explicit_strip.json; do
+         tests/restart/strip_hybrid.json tests/mpi/explicit_strip.json "$T/fold_frame.json"; do
   tag=$(basename "$c" .json)
   "$SER" run "$c" --out "$T/$tag.ref" --quiet >/dev/null 2>&1
   for np in 1 2 3; do
