@@ -2,7 +2,8 @@
 # Runs over MPI ranks against one process (docs/distributed.md), one run:
 # a 64x64 plate clamped on two sides under a ramped load, 4 implicit steps
 # and about 420 explicit steps (dt auto); one OpenMP thread per rank; wall time (min of REPS) and
-# the element passes' share as summary.json reports it (time_s).
+# the element passes' share as summary.json reports it (time_s), and the
+# peak memory of the process that writes it (rank 0: the memory per rank).
 # usage: profiling/mpi_scaling.sh [SERIAL_CRDYN] [MPI_CRDYN] [REPS]
 SER=${1:-build/crdyn} MPIB=${2:-build-mpi/crdyn} REPS=${3:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/crdyn-mpiscale.XXXXXX") || exit 1
@@ -24,8 +25,8 @@ c = {"format": 1, "title": "64x64 plate, %s" % kind,
 json.dump(c, open(path, "w"))
 PY
 done
-wall() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]+'/summary.json'))['time_s']; print('%.3f %.3f' % (t['wall'], t['element_eval_and_assembly']))" "$1"; }
-echo "| run | implicit: wall s, elements s | explicit: wall s, elements s |"
+wall() { python3 -c "import json,sys; j=json.load(open(sys.argv[1]+'/summary.json')); t=j['time_s']; print('%.3f %.3f %.0f' % (t['wall'], t['element_eval_and_assembly'], j['peak_rss_mib']))" "$1"; }
+echo "| run | implicit: wall s, elements s, rank 0 peak MiB | explicit: wall s, elements s, rank 0 peak MiB |"
 echo "|---|---|---|"
 for how in "one process" "mpirun -n 1" "mpirun -n 2" "one process, 2 threads"; do
   row="| $how |"
