@@ -384,6 +384,12 @@ def report(a, res):
     p = res.get("peers")
     if p:
         L += peer_report(p)
+    if res.get("mpi"):
+        L += ["", "## Over MPI ranks: one and two ranks against one process", "",
+              "profiling/mpi_scaling.sh (build-mpi/crdyn, replicated state, docs/distributed.md), in this run:", ""]
+        L += [ln for ln in res["mpi"].splitlines() if ln.startswith("|")]
+    elif not a.smoke:
+        L += ["", "## Over MPI ranks", "", "Not measured in this run: no build-mpi/crdyn (make test-mpi) or no mpirun."]
     L += ["", "## Analysis", "", "profiling/README.md: why the targets not met are not met, and what would "
           "meet them (written from these figures)."]
     # sections written by other scripts (e.g. opencl_ladder.sh's "# Profiling
@@ -573,6 +579,10 @@ def main():
     have_ccx = subprocess.run(["sh", "-c", "command -v ccx"], stdout=subprocess.DEVNULL).returncode == 0
     if a.peers == "yes" or (a.peers == "auto" and have_ccx):
         res["peers"] = peers(a)
+    mpi = os.path.join(os.path.dirname(a.build), "build-mpi", "crdyn")
+    have_mpirun = subprocess.run(["sh", "-c", "command -v mpirun"], stdout=subprocess.DEVNULL).returncode == 0
+    if not a.smoke and os.access(mpi, os.X_OK) and have_mpirun:  # make test-mpi (or make MPI=1) built it
+        res["mpi"] = sh(["sh", os.path.join(HERE, "mpi_scaling.sh"), os.path.join(a.build, "crdyn"), mpi, "3"])
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     report(a, res)
