@@ -1,10 +1,10 @@
 /* crdyn: the resident explicit loop of the CUDA backend (backend.h ex_*,
  * docs/cuda.md "Resident explicit loop"), the kernels of
- * src/kernels/crd_cuda_explicit.cu plus the element force kernel and the
- * force gather of crd_cuda.cu.  The OpenCL backend's loop
- * (backend_opencl.c, crd_explicit.cl) is the model: the same kernels in
- * the same order over the same explicit_node.h functions, so with serial
- * sums the history is the host loop's, bit for bit.
+ * src/kernels/explicit_loop.h plus the element force kernel and the force
+ * gather of crd_cuda.cu.  The OpenCL backend's loop (backend_opencl.c)
+ * runs the same kernel text in the same order over the same
+ * explicit_node.h functions, so with serial sums the history is the host
+ * loop's, bit for bit.
  *
  * The state stays on the device for the whole stage: ex_begin uploads it
  * with the masses and load tables, ex_steps uploads only the amplitude
