@@ -99,7 +99,7 @@ int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backen
     int rc = crd_backend_xcheck_wrap(pb, be);
     if (rc) {
       crd_backend_destroy(be);
-      return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+      return CRD_TRACE(rc);
     }
   }
   return 0;

@@ -191,7 +191,7 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
     }
     free(ci);
     free(be);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   const crd_model *m = pb->m;
   crd_backend_section_table(pb, ci->mat);

@@ -218,7 +218,7 @@ int crd_cux_begin(crd_cux **ex, const crd_cux_dev *dv, crd_problem *pb, const cr
   free(lptr); free(lidx);
   *ex = x;
   if (rc) crd_cux_end(ex);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* The device times of the oldest pending step (waits for it). */
@@ -309,7 +309,7 @@ int crd_cux_measure(crd_cux *x, crd_ex_measure *out)
   }
   while (!rc && x->npend > 0) rc = drain_one(x);
   CRD_RANGE_POP();
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  if (rc) return CRD_TRACE(rc);
   const double *acc = x->acc_h;
   out->wext = acc[0];
   out->kinetic = acc[1];
@@ -346,7 +346,7 @@ int crd_cux_sync(crd_cux *x, crd_ex_state *st)
                  cudaGetErrorName(e));
 out:
   CRD_RANGE_POP();
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 #endif /* CRD_HAVE_CUDA */

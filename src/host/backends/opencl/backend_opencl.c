@@ -276,7 +276,7 @@ static int upload_model(ocl *o, const crd_problem *pb)
   /* E (400 doubles per element) only when an implicit step asks for it */
 out:
   free(mat); free(fptr); free(fidx); free(kptr); free(kidx);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* ---- evaluation ------------------------------------------------------- */
@@ -531,7 +531,7 @@ static int ocl_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su
     rc = ex_start_state(o, su);
   free(lptr); free(lidx);
   if (rc) ex_release(o);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
@@ -728,7 +728,7 @@ int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
   return 0;
 fail:
   ocl_free(o);
-  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return CRD_TRACE(rc);
 }
 
 /* not for auto: on the machines it runs on (PoCL on the CPU) the CPU
