@@ -159,8 +159,9 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
   r->time_eval += crd_wtime() - t0;
   dy->strain = U;
   /* crd_exn_accel node by node, several nodes in vector lanes (elem_isa.h) */
-  x->isa->exn_accel_range(0, pb->nn, pb->eq, x->Fe, x->Fi, dy->mlump, dy->plump, s, pb->p, pb->l, w_pred, dy->a,
-                          dy->wa);
+  const crd_exn_accel_args ga = {.eq = pb->eq, .Fe = x->Fe, .Fi = x->Fi, .mlump = dy->mlump, .plump = dy->plump,
+                                 .s = s, .p = pb->p, .ln = pb->l, .w_pred = w_pred, .a = dy->a, .wa = dy->wa};
+  x->isa->exn_accel_range(0, pb->nn, &ga);
   return 0;
 }
 

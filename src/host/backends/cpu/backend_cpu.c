@@ -51,12 +51,14 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   const int chunk = cpu_chunk(pb);
   int bad = -1, badkind = 0, nch = (pb->ne + chunk - 1) / chunk;
   long long nb = 0;
+  const crd_elem_static_args ea = {.quads = m->quads, .x = m->x, .p0n = pb->p0, .dn = pb->d, .pn = pb->p,
+                                   .ln = pb->l, .want_k = want_K, .mat = ci->mat, .geo = ci->geo, .f = pb->fe,
+                                   .k = pb->ke, .u = pb->ue};
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
     int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
-    int kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
-                               pb->ke, pb->ue, &eb, &nb);
+    int kind = isa->stat_range(e0, e1, &ea, &eb, &nb);
     if (kind) {
 #pragma omp critical(crd_eval_bad)
       if (bad < 0 || eb < bad) { bad = eb; badkind = kind; }
@@ -111,13 +113,16 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   const int chunk = cpu_chunk(pb);
   int bad = -1, nch = (pb->ne + chunk - 1) / chunk;
   long long nb = 0;
+  const crd_elem_mid_args ea = {.quads = m->quads, .x = m->x, .p0n = pb->p0, .d0n = in->d0, .pan = in->pa,
+                                .dbn = pb->d, .pbn = pb->p, .dfn = in->df, .pfn = in->pf, .amn = in->am,
+                                .wamn = in->wam, .Bsn = in->Bs, .ln = pb->l, .Cn = in->C, .cf = in->cf,
+                                .cm = in->cm, .want_k = want_K, .mat = ci->mat, .xi = in->xi, .fgo = out->fg_e,
+                                .fino = out->fin_e, .ko = pb->ke, .Eo = out->E_e, .u = pb->ue};
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
     int e0 = c * chunk, e1 = e0 + chunk < pb->ne ? e0 + chunk : pb->ne, eb = -1;
-    int b = isa->mid_range(e0, e1, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
-                           in->wam, in->Bs, pb->l, in->C, ci->mat, in->xi, in->cf, in->cm, want_K, out->fg_e,
-                           out->fin_e, pb->ke, out->E_e, pb->ue, &eb, &nb);
+    int b = isa->mid_range(e0, e1, &ea, &eb, &nb);
     if (b) {
 #pragma omp critical(crd_im_bad)
       if (bad < 0 || eb < bad) bad = eb;
