@@ -310,22 +310,10 @@ int crd_cux_measure(crd_cux *x, crd_ex_measure *out)
   while (!rc && x->npend > 0) rc = drain_one(x);
   CRD_RANGE_POP();
   if (rc) return CRD_TRACE(rc);
-  const double *acc = x->acc_h;
-  out->wext = acc[0];
-  out->kinetic = acc[1];
-  for (int c = 0; c < 3; ++c) {
-    out->L[c] = acc[2 + c];
-    out->J[c] = acc[5 + c];
-  }
-  out->strain = acc[8];
-  out->bad_node = x->stat_h[2];
-  out->bad_step = out->bad_elem = out->bad_kind = -1;
-  if (x->stat_h[0] != INT_MAX) {
-    out->bad_step = x->stat_h[0];
-    out->bad_elem = x->stat_h[1];
-    CUX(cudaMemcpy(&out->bad_kind, x->dv.kind + x->stat_h[1], sizeof(int), cudaMemcpyDeviceToHost),
+  crd_ex_measure_unpack(x->acc_h, x->stat_h, out);
+  if (out->bad_step >= 0)
+    CUX(cudaMemcpy(&out->bad_kind, x->dv.kind + out->bad_elem, sizeof(int), cudaMemcpyDeviceToHost),
         "read element status");
-  }
   return 0;
 }
 

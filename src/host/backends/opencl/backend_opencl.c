@@ -625,21 +625,10 @@ static int ocl_ex_measure(crd_backend *be, crd_ex_measure *out)
   }
   OCL(clEnqueueReadBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st, st, 0, NULL, NULL), "read status");
   OCL(clEnqueueReadBuffer(o->q, o->ex.acc, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL), "read measures");
-  out->wext = acc[0];
-  out->kinetic = acc[1];
-  for (int c = 0; c < 3; ++c) {
-    out->L[c] = acc[2 + c];
-    out->J[c] = acc[5 + c];
-  }
-  out->strain = acc[8];
-  out->bad_node = st[2];
-  out->bad_step = out->bad_elem = out->bad_kind = -1;
-  if (st[0] != 2147483647) {
-    out->bad_step = st[0];
-    out->bad_elem = st[1];
-    OCL(clEnqueueReadBuffer(o->q, o->kind, CL_TRUE, sizeof(int) * (size_t)st[1], sizeof(int), &out->bad_kind, 0,
-                            NULL, NULL), "read element status");
-  }
+  crd_ex_measure_unpack(acc, st, out);
+  if (out->bad_step >= 0)
+    OCL(clEnqueueReadBuffer(o->q, o->kind, CL_TRUE, sizeof(int) * (size_t)out->bad_elem, sizeof(int),
+                            &out->bad_kind, 0, NULL, NULL), "read element status");
   return 0;
 }
 
