@@ -125,9 +125,11 @@ LIB_SRC := $(filter-out src/host/cli/main.c,$(wildcard src/host/*/*.c src/host/*
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRC)))
 CPU_DIR := src/host/backends/cpu
 # the OpenCL program: the CRD_HD headers (dependency order) and the kernels
+# (src/kernels/*.h: one text with the CUDA kernels)
+KERNEL_TEXT := src/kernels/elements.h src/kernels/explicit_loop.h
 CL_PARTS := include/crdyn/crd_hd.h include/crdyn/director.h include/crdyn/shell_q4.h include/crdyn/cr_frame.h \
             include/crdyn/shell_dyn.h include/crdyn/elem_eval.h include/crdyn/elem_split.h include/crdyn/shell_mass.h \
-            include/crdyn/explicit_node.h src/kernels/crd_elements.cl src/kernels/crd_explicit.cl
+            include/crdyn/explicit_node.h $(KERNEL_TEXT)
 ifeq ($(OPENCL),1)
   LIB_OBJ += $(BUILD)/obj/crd_cl_source.o
 endif
@@ -239,7 +241,7 @@ $(BUILD)/gen/crd_cl_source.c: tools/cl_embed.sh $(CL_PARTS) | $(BUILD)/gen
 $(BUILD)/obj/crd_cl_source.o: $(BUILD)/gen/crd_cl_source.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: src/kernels/%.cu $(HEADERS) | $(BUILD)/obj
+$(BUILD)/obj/%.cu.o: src/kernels/%.cu $(KERNEL_TEXT) $(HEADERS) | $(BUILD)/obj
 	@[ -x $(NVCC) ] || { echo "crdyn: CUDA=1 but nvcc not found at $(NVCC) (set NVCC= or CUDA_HOME=, or CUDA=0)"; exit 1; }
 	@echo "$(NVCC) $(NVCCFLAGS) $(CUDA_DEFS) -Iinclude -c $< -o $@"; \
 	$(NVCC) $(NVCCFLAGS) $(CUDA_DEFS) -Iinclude -c $< -o $@ >$@.log 2>&1; rc=$$?; cat $@.log; exit $$rc

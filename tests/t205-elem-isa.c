@@ -72,12 +72,17 @@ int main(void)
     }
     double (*o)[NOUT] = out[v >= 0];
     int bad = 0;
+    const crd_elem_static_args sk = {.quads = quads, .x = X, .p0n = P0, .dn = db, .pn = pb, .ln = l, .want_k = 1};
+    crd_elem_static_args sf = sk;
+    sf.want_k = 0;
+    const crd_elem_mid_args ma = {.quads = quads, .x = X, .p0n = P0, .d0n = da, .pan = pa, .dbn = db, .pbn = pb,
+                                  .dfn = df, .pfn = pf, .amn = am, .wamn = wam, .Bsn = Bs, .ln = l, .Cn = C,
+                                  .cf = w, .cm = 3.0, .want_k = 1};
     for (int e = 0; e < NE; ++e) {
       double *q = o[e];
-      bad |= isa->stat(e, quads, X, P0, db, pb, l, &mt, 1, q, q + 20, q + 230);
-      bad |= isa->stat(e, quads, X, P0, db, pb, l, &mt, 0, q + 231, q + 251, q + 461);
-      bad |= isa->mid(e, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, &mt, w, 3.0, 1, q + 462,
-                      q + 482, q + 502, q + 712, q + 1112);
+      bad |= isa->stat(e, &sk, &mt, q, q + 20, q + 230);
+      bad |= isa->stat(e, &sf, &mt, q + 231, q + 251, q + 461);
+      bad |= isa->mid(e, &ma, &mt, q + 462, q + 482, q + 502, q + 712, q + 1112);
     }
     T_OK(bad == 0, "%s: no element reported bad", isa->name);
     if (v < 0) continue;

@@ -103,18 +103,22 @@ static void per_element(const crd_elem_isa *g, double (*o)[NOUT], int *bad_e, in
   const double w = 0.55, xi = 0.03;
   *bad_e = -1;
   *bad_kind = 0;
+  crd_elem_static_args sk = {.quads = quads, .x = X, .p0n = P0, .dn = db, .pn = pb, .ln = l, .want_k = 1}, sf = sk;
+  crd_elem_mid_args mk = {.quads = quads, .x = X, .p0n = P0, .d0n = da, .pan = pa, .dbn = db, .pbn = pb, .dfn = df,
+                          .pfn = pf, .amn = am, .wamn = wam, .Bsn = Bs, .ln = l, .Cn = C, .cf = w, .cm = 3.0,
+                          .want_k = 1},
+                    mf = mk;
+  sf.want_k = mf.want_k = 0;
   for (int e = 0; e < NE; ++e) {
     double *q = o[e];
     crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
-    int k = g->stat(e, quads, X, P0, db, pb, l, &mt, 1, q, q + 20, q + 230);
-    g->stat(e, quads, X, P0, db, pb, l, &mt, 0, q + 231, q + 251, q + 461);
+    int k = g->stat(e, &sk, &mt, q, q + 20, q + 230);
+    g->stat(e, &sf, &mt, q + 231, q + 251, q + 461);
     if (k && *bad_e < 0) { *bad_e = e; *bad_kind = k; }
     mt.xi = xi;
-    g->mid(e, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, &mt, w, 3.0, 1, q + 462, q + 482, q + 502,
-           q + 712, q + 1112);
+    g->mid(e, &mk, &mt, q + 462, q + 482, q + 502, q + 712, q + 1112);
     double k0[210], E0[400];
-    g->mid(e, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, &mt, w, 3.0, 0, q + 1113, q + 1133, k0, E0,
-           q + 1153);
+    g->mid(e, &mf, &mt, q + 1113, q + 1133, k0, E0, q + 1153);
   }
 }
 
@@ -127,15 +131,22 @@ static void ranges(const crd_elem_isa *v, int len, const double *geo, double (*o
       km[210 * NE], Em[400 * NE], um[NE], fg0[20 * NE], fi0[20 * NE], um0[NE];
   *bad_e = -1;
   *bad_kind = 0;
+  const crd_elem_static_args sk = {.quads = quads, .x = X, .p0n = P0, .dn = db, .pn = pb, .ln = l, .want_k = 1,
+                                   .mat = mat, .geo = geo, .f = f, .k = k, .u = u},
+                             sf = {.quads = quads, .x = X, .p0n = P0, .dn = db, .pn = pb, .ln = l, .want_k = 0,
+                                   .mat = mat, .geo = geo, .f = f2, .k = k2, .u = u2};
+  crd_elem_mid_args mk = {.quads = quads, .x = X, .p0n = P0, .d0n = da, .pan = pa, .dbn = db, .pbn = pb, .dfn = df,
+                          .pfn = pf, .amn = am, .wamn = wam, .Bsn = Bs, .ln = l, .Cn = C, .cf = w, .cm = 3.0,
+                          .want_k = 1, .mat = mat, .xi = xi, .fgo = fg, .fino = fi, .ko = km, .Eo = Em, .u = um},
+                    mf = mk;
+  mf.want_k = 0; mf.fgo = fg0; mf.fino = fi0; mf.u = um0;
   for (int e0 = 0; e0 < NE; e0 += len) {
     int e1 = e0 + len < NE ? e0 + len : NE, be = -1;
-    int kind = v->stat_range(e0, e1, quads, X, P0, db, pb, l, mat, geo, 1, f, k, u, &be, nb);
+    int kind = v->stat_range(e0, e1, &sk, &be, nb);
     if (kind && *bad_e < 0) { *bad_e = be; *bad_kind = kind; }
-    v->stat_range(e0, e1, quads, X, P0, db, pb, l, mat, geo, 0, f2, k2, u2, &be, nb);
-    v->mid_range(e0, e1, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, mat, xi, w, 3.0, 1, fg, fi, km,
-                 Em, um, &be, nb);
-    v->mid_range(e0, e1, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, mat, xi, w, 3.0, 0, fg0, fi0, km,
-                 Em, um0, &be, nb);
+    v->stat_range(e0, e1, &sf, &be, nb);
+    v->mid_range(e0, e1, &mk, &be, nb);
+    v->mid_range(e0, e1, &mf, &be, nb);
   }
   for (int e = 0; e < NE; ++e) {
     double *q = o[e];

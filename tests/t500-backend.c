@@ -49,7 +49,7 @@ int main(void)
   T_OK(rc == 0, "distorted curved mesh loads (%s)", rc ? crd_err_message() : "ok");
   if (rc) return T_DONE();
   T_OK(crd_problem_create(m, 2, &pb) == 0, "problem: %d elements, %d equations", m->ne, pb ? pb->neq : 0);
-  /* the serial element kernels, and the split ones (crd_elements.cl) that
+  /* the serial element kernels, and the split ones (src/kernels/elements.h) that
    * must give the same bits */
   crd_backend *cls = NULL;
   setenv("CRDYN_OPENCL_SPLIT", "0", 1);

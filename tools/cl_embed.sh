@@ -1,8 +1,9 @@
 #!/bin/sh
 # Embed the OpenCL program source into a C file: the CRD_HD element headers
 # (in dependency order, their own #include lines of crdyn headers dropped:
-# each is already above) and then the kernels, as one string constant.
-#   cl_embed.sh OUT.c HEADER... KERNEL.cl
+# each is already above) and then the kernel texts (src/kernels/*.h, the
+# same the CUDA sources include), as one string constant.
+#   cl_embed.sh OUT.c HEADER... KERNEL_TEXT...
 set -e
 out=$1; shift
 {

@@ -112,6 +112,12 @@ typedef struct crd_ex_measure {
                                          * element, CRD_ELEM_* kind; -1: none */
 } crd_ex_measure;
 
+/* The device words of a resident loop (src/kernels/explicit_loop.h) as the
+ * measures: acc[0..8] (W_ext, K, L, J, U), status[0..2] (the failing step
+ * and its element, INT_MAX: none; the first non-finite node).  bad_kind
+ * stays -1: the backend reads it from its element status when bad_step >= 0. */
+void crd_ex_measure_unpack(const double *acc, const int *status, crd_ex_measure *out);
+
 typedef struct crd_backend crd_backend;
 
 /* The resident explicit loop of a backend, its own table: begin uploads

@@ -41,6 +41,26 @@
 #endif
 #define CRD_FOREACH_THREAD(t, n) for (int t = CRD_TID; t < (n); t += CRD_NTID)
 
+/* The kernels written once for CUDA and OpenCL (src/kernels/elements.h,
+ * explicit_loop.h): the entry, a work-group's memory, the work-item's
+ * global index and its group's, and the atomics on ints they use.  Flat arguments at the entry
+ * (OpenCL sets them one by one; the CUDA launchers unpack their structs). */
+#if defined(__OPENCL_VERSION__)
+#  define CRD_KERNEL __kernel void
+#  define CRD_SHARED __local
+#  define CRD_GID ((int)get_global_id(0))
+#  define CRD_GROUP ((int)get_group_id(0))
+#  define CRD_ATOMIC_MIN(p, v) atomic_min((p), (v))
+#  define CRD_ATOMIC_CAS(p, c, v) atomic_cmpxchg((p), (c), (v))
+#elif defined(__CUDACC__) || defined(CRD_CUDA_EMU)
+#  define CRD_KERNEL __global__ void
+#  define CRD_SHARED __shared__
+#  define CRD_GID ((int)(blockIdx.x * blockDim.x + threadIdx.x))
+#  define CRD_GROUP ((int)blockIdx.x)
+#  define CRD_ATOMIC_MIN(p, v) atomicMin((p), (v))
+#  define CRD_ATOMIC_CAS(p, c, v) atomicCAS((p), (c), (v))
+#endif
+
 /* A choice between two values by a comparison, for the code the CPU also
  * runs with several elements in the lanes of a vector (src/host/
  * backends/cpu/elem_lanes.h redefines them): there CRD_ANY_GE (CRD_ANY_GT)

@@ -1,5 +1,5 @@
 /* crdyn: the launchers of the CUDA kernels of the device-resident explicit
- * loop (src/kernels/crd_cuda_explicit.cu) for the host side
+ * loop (src/kernels/crd_cuda_explicit.cu over explicit_loop.h) for the host side
  * (src/host/backends/cuda/backend_cuda_explicit.c); backend.h describes the loop.  Every
  * pointer is a device pointer; the launchers are asynchronous on the
  * stream and return a cudaError_t (0: launched).  Only in builds with

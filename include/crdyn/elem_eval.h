@@ -4,7 +4,7 @@
  * element's nodal values from the mesh arrays, call the element functions
  * (cr_frame.h, shell_dyn.h) and write the element's vectors and matrices.
  * The CPU backend calls them from its OpenMP loop, the OpenCL kernels
- * (src/kernels/crd_elements.cl) from one work-item per element; the same
+ * (src/kernels/elements.h) from one work-item per element; the same
  * code is compiled by both, so the two give the same numbers up to the
  * libm differences of sin/asin (the tests bound them, t500-backend).
  *

@@ -23,42 +23,31 @@
 
 #include <stdint.h>
 
+#include "crdyn/elem_args.h"
 #include "crdyn/elem_eval.h"
 
-typedef int crd_elem_static_fn(int e, const int *quads, const double *x, const double *p0n, const double *dn,
-                               const double *pn, const int *ln, const crd_q4_mat *mt, int want_k, double *f,
-                               double *k, double *u);
-typedef int crd_elem_mid_fn(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
-                            const double *pan, const double *dbn, const double *pbn, const double *dfn,
-                            const double *pfn, const double *amn, const double *wamn, const double *Bsn,
-                            const int *ln, const double *Cn, const crd_q4_mat *mt, double cf, double cm,
-                            int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
+/* The entries take their arrays in an argument struct (elem_args.h).
+ * Per element: element e with its section mt, the outputs at f, k, u
+ * (fgo, fino, ko, Eo, u); the struct's range-only fields are not read.
+ * Returns the CRD_ELEM_* code (static) / 1 (mid) when the element is bad. */
+typedef int crd_elem_static_fn(int e, const crd_elem_static_args *a, const crd_q4_mat *mt, double *f, double *k,
+                               double *u);
+typedef int crd_elem_mid_fn(int e, const crd_elem_mid_args *a, const crd_q4_mat *mt, double *fgo, double *fino,
+                            double *ko, double *Eo, double *u);
 
 /* Elements [e0, e1) as the per-element bodies do them, with the section
- * of element e from mat (crd_q4_mat_at) and xi for all;
- * the outputs at their element's offset (f + 20 e, k + 210 e, u + e, ...).
- * Returns 0, or the CRD_ELEM_* code (static) / 1 (mid) of the first bad
- * element, whose index goes to *bad.  *nbatched += the elements evaluated
- * in full vectors. */
-/* geo (may be NULL): the elements' initial geometry (crd_elem_geo_build),
- * read instead of formed again at every evaluation (the same numbers). */
-typedef int crd_elem_static_range_fn(int e0, int e1, const int *quads, const double *x, const double *p0n,
-                                     const double *dn, const double *pn, const int *ln, const double *mat,
-                                     const double *geo, int want_k, double *f, double *k, double *u, int *bad,
-                                     long long *nbatched);
-typedef int crd_elem_mid_range_fn(int e0, int e1, const int *quads, const double *x, const double *p0n,
-                                  const double *d0n, const double *pan, const double *dbn, const double *pbn,
-                                  const double *dfn, const double *pfn, const double *amn, const double *wamn,
-                                  const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
-                                  double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
-                                  double *Eo, double *u, int *bad, long long *nbatched);
+ * of element e from a->mat (crd_q4_mat_at) and a->xi for all, the outputs
+ * at their element's offset in the struct's arrays (a->geo: the initial
+ * geometry when not NULL, the same numbers).  Returns 0, or the
+ * CRD_ELEM_* code (static) / 1 (mid) of the first bad element, whose
+ * index goes to *bad.  *nbatched += the elements evaluated in full
+ * vectors. */
+typedef int crd_elem_static_range_fn(int e0, int e1, const crd_elem_static_args *a, int *bad, long long *nbatched);
+typedef int crd_elem_mid_range_fn(int e0, int e1, const crd_elem_mid_args *a, int *bad, long long *nbatched);
 
-/* Nodes [n0, n1) of the explicit step: accelerations a, wa (3 each) from
- * the residual Fe - Fi, as crd_exn_accel (explicit_node.h) per node; eq
- * 5 per node, mlump/plump the lumped masses, s the rotational mass scaling. */
-typedef int crd_exn_accel_range_fn(int n0, int n1, const int32_t *eq, const double *Fe, const double *Fi,
-                                   const double *mlump, const double *plump, double s, const double *p,
-                                   const int *ln, const double *w_pred, double *a, double *wa);
+/* Nodes [n0, n1) of the explicit step: the accelerations a->a, a->wa
+ * from the residual Fe - Fi, as crd_exn_accel (explicit_node.h) per node. */
+typedef int crd_exn_accel_range_fn(int n0, int n1, const crd_exn_accel_args *a);
 
 typedef struct crd_elem_isa {
   const char *name;          /* "generic", "x86-64-v3", "x86-64-v4" */

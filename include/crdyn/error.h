@@ -38,10 +38,13 @@ const char *crd_err_message(void);
 const char *crd_err_traceback(void);
 void crd_err_clear(void);
 
+/* Append this line to the traceback; yields code (a return value, or the
+ * status kept for a cleanup path): return rc ? CRD_TRACE(rc) : 0; */
+#define CRD_TRACE(code) crd_err_trace((code), __FILE__, __LINE__, __func__)
 #define CRD_CALL(x)                                                        \
   do {                                                                     \
     int rc_ = (x);                                                         \
-    if (rc_) return crd_err_trace(rc_, __FILE__, __LINE__, __func__);      \
+    if (rc_) return CRD_TRACE(rc_);                                        \
   } while (0)
 #define CRD_CHECK(c, code, ...)                                            \
   do {                                                                     \
@@ -54,7 +57,7 @@ void crd_err_clear(void);
 #define CRD_CALL_GOTO(x, label)                                            \
   do {                                                                     \
     if ((rc = (x))) {                                                      \
-      rc = crd_err_trace(rc, __FILE__, __LINE__, __func__);                \
+      rc = CRD_TRACE(rc);                                                  \
       goto label;                                                          \
     }                                                                      \
   } while (0)

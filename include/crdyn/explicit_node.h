@@ -2,7 +2,7 @@
  * (explicit.c), as every backend does it (CRD_HD, docs/architecture.md §4).
  *
  * The host loop (explicit.c) and the device-resident loops (the OpenCL
- * kernels of src/kernels/crd_explicit.cl; CUDA the same way) call these on
+ * kernels of src/kernels/explicit_loop.h, CUDA and OpenCL) call these on
  * private copies of one node's values, so there is one source of the
  * physics: the same expressions in the same order give the same bits on
  * the host and on a device without FP contraction (crd_hd.h).

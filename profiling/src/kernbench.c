@@ -103,18 +103,23 @@ int main(int argc, char **argv)
   const crd_elem_isa *isa = crd_elem_isa_select();
   double best[3] = {1e30, 1e30, 1e30};
   int bad = 0;
+  crd_elem_static_args sa = {.quads = quads, .x = X, .p0n = P0, .dn = db, .pn = pb, .ln = l, .want_k = 1};
+  crd_elem_static_args sf = sa;
+  sf.want_k = 0;
+  crd_elem_mid_args ma = {.quads = quads, .x = X, .p0n = P0, .d0n = da, .pan = pa, .dbn = db, .pbn = pb, .dfn = df,
+                          .pfn = pf, .amn = am, .wamn = wam, .Bsn = Bs, .ln = l, .Cn = C, .cf = w, .cm = 3e5,
+                          .want_k = 1};
   for (int r = 0; r < reps; ++r) {
     double t0 = now();
     for (int e = 0; e < ne; ++e)
-      bad |= isa->mid(e, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, &mt, w, 3e5, 1,
-                          fg + 20 * (size_t)e, fin + 20 * (size_t)e, km + 210 * (size_t)e, Em + 400 * (size_t)e,
-                          um + e);
+      bad |= isa->mid(e, &ma, &mt, fg + 20 * (size_t)e, fin + 20 * (size_t)e, km + 210 * (size_t)e,
+                      Em + 400 * (size_t)e, um + e);
     double t1 = now();
     for (int e = 0; e < ne; ++e)
-      bad |= isa->stat(e, quads, X, P0, db, pb, l, &mt, 1, fs + 20 * (size_t)e, ks + 210 * (size_t)e, us + e);
+      bad |= isa->stat(e, &sa, &mt, fs + 20 * (size_t)e, ks + 210 * (size_t)e, us + e);
     double t2 = now();
     for (int e = 0; e < ne; ++e)
-      bad |= isa->stat(e, quads, X, P0, db, pb, l, &mt, 0, ff + 20 * (size_t)e, kf + 210 * (size_t)e, uf + e);
+      bad |= isa->stat(e, &sf, &mt, ff + 20 * (size_t)e, kf + 210 * (size_t)e, uf + e);
     double t3 = now();
     if (t1 - t0 < best[0]) best[0] = t1 - t0;
     if (t2 - t1 < best[1]) best[1] = t2 - t1;
@@ -136,15 +141,17 @@ int main(int argc, char **argv)
          *Em2 = km2 + 210 * (size_t)ne, *um2 = Em2 + 400 * (size_t)ne;
   double bestb[3] = {1e30, 1e30, 1e30};
   long long nb = 0;
+  ma.mat = mat; ma.xi = 0.0; ma.fgo = fg2; ma.fino = fin2; ma.ko = km2; ma.Eo = Em2; ma.u = um2;
+  sa.mat = mat; sa.geo = geo; sa.f = fs2; sa.k = ks2; sa.u = us2;
+  sf.mat = mat; sf.geo = geo; sf.f = ff2; sf.k = kf2; sf.u = uf2;
   for (int r = 0; r < reps; ++r) {
     int be;
     double t0 = now();
-    bad |= isa->mid_range(0, ne, quads, X, P0, da, pa, db, pb, df, pf, am, wam, Bs, l, C, mat, 0.0, w, 3e5, 1, fg2,
-                          fin2, km2, Em2, um2, &be, &nb);
+    bad |= isa->mid_range(0, ne, &ma, &be, &nb);
     double t1 = now();
-    bad |= isa->stat_range(0, ne, quads, X, P0, db, pb, l, mat, geo, 1, fs2, ks2, us2, &be, &nb);
+    bad |= isa->stat_range(0, ne, &sa, &be, &nb);
     double t2 = now();
-    bad |= isa->stat_range(0, ne, quads, X, P0, db, pb, l, mat, geo, 0, ff2, kf2, uf2, &be, &nb);
+    bad |= isa->stat_range(0, ne, &sf, &be, &nb);
     double t3 = now();
     if (t1 - t0 < bestb[0]) bestb[0] = t1 - t0;
     if (t2 - t1 < bestb[1]) bestb[1] = t2 - t1;

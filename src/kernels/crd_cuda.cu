@@ -5,29 +5,33 @@
  * The element work is the CRD_HD code of include/crdyn/elem_eval.h and
  * elem_split.h, the same the CPU backend runs (compiled here as __host__
  * __device__).  Three layouts (CRDYN_CUDA_LAYOUT, docs/cuda.md):
- *  - split (default; crd_cu_k_*_split): one block of CRD_CU_SPLIT_BLOCK
- *    threads per element, the threads sharing the element (docs/architecture.md §4):
- *    Gauss points, the entries of k_T and f, and the products of the
- *    transforms, through a crd_elem_ws workspace in shared memory (18.7 KB
- *    static); thread 0 does the serial phases (frames, T, the pull-back,
- *    the rest of K_G, inertia) and writes the outputs;
- *  - thread0 (crd_cu_k_static, crd_cu_k_mid): one block of CRD_CU_BLOCK
- *    threads per element, thread 0 computing the whole element into shared
- *    memory and the block writing it out together (coalesced): the layout
- *    before the split, kept for the GPU parity run;
- *  - thread (crd_cu_k_*_thread): one thread per element, for comparison.
+ *  - split (default; crd_k_static_split, crd_k_mid_split of elements.h):
+ *    one block of CRD_CU_SPLIT_BLOCK threads per element, the threads
+ *    sharing the element (docs/architecture.md §4) through a crd_elem_ws
+ *    workspace in shared memory (18.7 KB static); thread 0 does the serial
+ *    phases (frames, T, the pull-back, the rest of K_G, inertia) and writes
+ *    the outputs;
+ *  - thread0 (crd_cu_k_static, crd_cu_k_mid, here): one block of
+ *    CRD_CU_BLOCK threads per element, thread 0 computing the whole element
+ *    into shared memory and the block writing it out together (coalesced):
+ *    the layout before the split, kept for the GPU parity run;
+ *  - thread (crd_k_static, crd_k_mid of elements.h): one thread per
+ *    element, for comparison.
  * All three give the same bits (the split keeps the serial order).
  *
  * Assembly: atomic (atomicAdd of doubles into F and the CSR values, fast,
- * order not repeatable) or deterministic (a gather per assembled entry over
- * the inverse of the scatter map, in ascending element order: the CPU's
- * order, bitwise repeatable).  Sums (energy, |f_e|^2) are two-stage block
+ * order not repeatable) or deterministic (crd_k_gather of elements.h: a
+ * gather per assembled entry over the inverse of the scatter map, in
+ * ascending element order: the CPU's order, bitwise repeatable).  Sums (energy, |f_e|^2) are two-stage block
  * reductions in a fixed order, repeatable in both modes. */
 #include <cuda_runtime.h>
 #include <limits.h>
 
 #include "crdyn/elem_split.h"
 #include "crdyn/cuda_kernels.h"
+/* the element kernels of the split and thread layouts and the gather: one
+ * text with the OpenCL program */
+#include "elements.h"
 
 #define CRD_CU_BLOCK 32
 #define CRD_CU_SPLIT_BLOCK 64
@@ -91,87 +95,6 @@ __global__ void crd_cu_k_mid(int ne, int want_k, const int *quads, const double 
   }
 }
 
-/* The split layout: every thread of the block calls the split body. */
-__global__ void crd_cu_k_static_split(int ne, int want_k, const int *quads, const double *x, const double *p0n,
-                                      const double *dn, const double *pn, const int *ln, const double *mat,
-                                      double *fe, double *ke, double *ue, int *kind, int *first_bad)
-{
-  __shared__ crd_elem_ws ws;
-  const int e = (int)blockIdx.x;
-  if (e >= ne) return; /* the whole block */
-  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
-  int k = crd_elem_static_split(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e,
-                                ke + 210 * (size_t)e, ue + e, &ws);
-  if (threadIdx.x == 0) {
-    kind[e] = k;
-    if (k) atomicMin(first_bad, e);
-  }
-}
-
-__global__ void crd_cu_k_mid_split(int ne, int want_k, const int *quads, const double *x, const double *p0n,
-                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
-                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
-                                   const double *Bsn, const int *ln, const double *Cn, const double *mat, double cf,
-                                   double cm, double xi, double *fg, double *fin, double *ke, double *E, double *ue,
-                                   int *kind, int *first_bad)
-{
-  __shared__ crd_elem_ws ws;
-  const int e = (int)blockIdx.x;
-  if (e >= ne) return; /* the whole block */
-  crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
-  int b = crd_elem_mid_split(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
-                             want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
-                             E + 400 * (size_t)e, ue + e, &ws);
-  if (threadIdx.x == 0) {
-    kind[e] = b;
-    if (b) atomicMin(first_bad, e);
-  }
-}
-
-/* The same element work with one thread per element (layout "thread",
- * CRDYN_CUDA_LAYOUT=thread): no shared memory, no idle lanes, the outputs
- * written by each thread in turn.  Kept beside the block layout so that
- * the first GPU run measures both (docs/cuda.md). */
-__global__ void crd_cu_k_static_thread(int ne, int want_k, const int *quads, const double *x, const double *p0n,
-                                       const double *dn, const double *pn, const int *ln, const double *mat,
-                                       double *fe, double *ke, double *ue, int *kind, int *first_bad)
-{
-  const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (e >= ne) return;
-  crd_q4_mat mt = crd_q4_mat_at(mat, e, 0.0);
-  int k = crd_elem_static(e, quads, x, p0n, dn, pn, ln, &mt, want_k, fe + 20 * (size_t)e, ke + 210 * (size_t)e,
-                          ue + e);
-  kind[e] = k;
-  if (k) atomicMin(first_bad, e);
-}
-
-__global__ void crd_cu_k_mid_thread(int ne, int want_k, const int *quads, const double *x, const double *p0n,
-                                    const double *d0n, const double *pan, const double *dbn, const double *pbn,
-                                    const double *dfn, const double *pfn, const double *amn, const double *wamn,
-                                    const double *Bsn, const int *ln, const double *Cn, const double *mat,
-                                    double cf, double cm, double xi, double *fg, double *fin, double *ke, double *E,
-                                    double *ue, int *kind, int *first_bad)
-{
-  const int e = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (e >= ne) return;
-  crd_q4_mat mt = crd_q4_mat_at(mat, e, xi);
-  int b = crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, &mt, cf, cm,
-                       want_k, fg + 20 * (size_t)e, fin + 20 * (size_t)e, ke + 210 * (size_t)e,
-                       E + 400 * (size_t)e, ue + e);
-  kind[e] = b;
-  if (b) atomicMin(first_bad, e);
-}
-
-/* dst[i] = sum of src[idx[j]], j = ptr[i] .. ptr[i+1]-1, in that order. */
-__global__ void crd_cu_k_gather(int n, const int *ptr, const int *idx, const double *src, double *dst)
-{
-  int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= n) return;
-  double s = 0.0;
-  for (int j = ptr[i]; j < ptr[i + 1]; ++j) s += src[idx[j]];
-  dst[i] = s;
-}
-
 /* dst[map[s]] += src[s] for every s with map[s] >= 0 (dst zeroed first). */
 __global__ void crd_cu_k_scatter(long long nsrc, const int *map, const double *src, double *dst)
 {
@@ -228,11 +151,11 @@ extern "C" {
 int crd_cu_static(cudaStream_t st, const crd_cu_static_args *a)
 {
   if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_SPLIT)
-    crd_cu_k_static_split<<<(unsigned)a->ne, CRD_CU_SPLIT_BLOCK, 0, st>>>(
+    crd_k_static_split<<<(unsigned)a->ne, CRD_CU_SPLIT_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d, a->p, a->l, a->mat, a->fe, a->ke, a->ue, a->kind,
         a->first_bad);
   else if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_THREAD)
-    crd_cu_k_static_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
+    crd_k_static<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d, a->p, a->l, a->mat, a->fe, a->ke, a->ue, a->kind,
         a->first_bad);
   else if (a->ne > 0)
@@ -245,11 +168,11 @@ int crd_cu_static(cudaStream_t st, const crd_cu_static_args *a)
 int crd_cu_mid(cudaStream_t st, const crd_cu_mid_args *a)
 {
   if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_SPLIT)
-    crd_cu_k_mid_split<<<(unsigned)a->ne, CRD_CU_SPLIT_BLOCK, 0, st>>>(
+    crd_k_mid_split<<<(unsigned)a->ne, CRD_CU_SPLIT_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa, a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
         a->C, a->mat, a->cf, a->cm, a->xi, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);
   else if (a->ne > 0 && a->per_thread == CRD_CU_LAYOUT_THREAD)
-    crd_cu_k_mid_thread<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
+    crd_k_mid<<<grid1(a->ne, CRD_CU_THREAD_BLOCK), CRD_CU_THREAD_BLOCK, 0, st>>>(
         a->ne, a->want_k, a->quads, a->x, a->p0, a->d0, a->pa, a->d, a->p, a->df, a->pf, a->am, a->wam, a->Bs, a->l,
         a->C, a->mat, a->cf, a->cm, a->xi, a->fg, a->fin, a->ke, a->E, a->ue, a->kind, a->first_bad);
   else if (a->ne > 0)
@@ -262,7 +185,7 @@ int crd_cu_mid(cudaStream_t st, const crd_cu_mid_args *a)
 
 int crd_cu_gather(cudaStream_t st, int n, const int *ptr, const int *idx, const double *src, double *dst)
 {
-  if (n > 0) crd_cu_k_gather<<<grid1(n, 128), 128, 0, st>>>(n, ptr, idx, src, dst);
+  if (n > 0) crd_k_gather<<<grid1(n, 128), 128, 0, st>>>(n, ptr, idx, src, dst);
   return (int)cudaGetLastError();
 }
 

@@ -70,7 +70,7 @@ PAT=-ftrivial-auto-var-init=pattern
 echo 'int main(void){return 0;}' | $CXX -x c++ $PAT -c -o /dev/null - 2>/dev/null || \
   { echo "# $CXX has no $PAT: locals not pattern-filled"; PAT=""; }
 CXXF="-std=c++17 -O1 -Wall -Wextra -Wno-unused-parameter -Wno-unused-function -DCRD_CUX_RED_BLOCKS=8 -DCRD_CUX_RED_THREADS=32 \
-  -DCRD_CUX_NODE_THREADS=32 -Itests/cuda_emu -Itests -Iinclude -isystem $CUDA_INC $SANF"
+  -DCRD_CUX_NODE_THREADS=32 -Itests/cuda_emu -Itests -Iinclude -Isrc/kernels -isystem $CUDA_INC $SANF"
 : >"$B/build.log"
 for cu in src/kernels/*.cu; do
   k=$(basename "$cu" .cu)

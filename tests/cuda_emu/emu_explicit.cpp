@@ -1,9 +1,9 @@
-/* crdyn tests: the kernels of src/kernels/crd_cuda_explicit.cu run here,
- * without a GPU, under the host emulation of cuda_runtime.h (built by
- * tests/cli/cuda_emu.sh from the real .cu, launch syntax rewritten;
- * emu_runtime.cpp).  What
- * it checks is the kernels' own logic, which the OpenCL loop does not
- * share: the reductions (serial: the host's serial sums bit for bit; the
+/* crdyn tests: the kernels of src/kernels/explicit_loop.h, as
+ * crd_cuda_explicit.cu launches them, run here without a GPU, under the
+ * host emulation of cuda_runtime.h (built by tests/cli/cuda_emu.sh from the
+ * real .cu, launch syntax rewritten; emu_runtime.cpp).  What it checks is
+ * the kernels' own logic, part of which the OpenCL loop does not run: the
+ * reductions (serial: the host's serial sums bit for bit; the
  * fixed-order tree: the same to round-off, repeatable, the first
  * non-finite node), the external work added every step, the skip of every
  * kernel after the failing step, and node2's flag of an element failure.
@@ -68,7 +68,7 @@ struct red_case {
     for (int q = 0; q < 4; ++q) status[q] = s0[q];
     for (int q = 0; q < 9; ++q) acc[q] = q ? 42.0 : w0;
   }
-  /* the host's serial order: acc as crd_kx_reduce (crd_explicit.cl) leaves it */
+  /* the host's serial order: acc as crd_kx_reduce (explicit_loop.h) leaves it */
   void serial(int j, double w0, double *out, int *bad, double *scale) const
   {
     const double *fj = facw.data() + (size_t)j * nload;

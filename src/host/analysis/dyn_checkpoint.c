@@ -151,7 +151,7 @@ static int add_state(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
       (rc = crd_ckpt_add(w, "node.a_prev", dy->a_prev, n3)) || (rc = crd_ckpt_add(w, "node.wa_prev", dy->wa_prev, n3)) ||
       (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1)) || /* with its NUL */
       (rc = ties_add(w, r->ties)) || (dy->hybrid && (rc = crd_hybrid_ckpt_add(w, dy->hybrid))))
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   return 0;
 }
 
@@ -170,13 +170,13 @@ int crd_dyn_checkpoint_write(crd_run *r, const crd_dyn *dy)
   crd_ckpt_writer *w;
   CRD_CALL(crd_ckpt_begin(r->ckpt_path, r->case_hash, &w));
   int rc = crd_ckpt_text_begin(w, "run");
-  if (rc) { crd_ckpt_abort(&w); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
+  if (rc) { crd_ckpt_abort(&w); return CRD_TRACE(rc); }
   text_stage(w, r, dy);
   text_counters(w, r, dy);
   text_files(w, r, hoff, hhash);
   if ((rc = add_state(w, r, dy))) {
     crd_ckpt_abort(&w);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   CRD_CALL(crd_ckpt_commit(&w));
   r->nckpt++;
@@ -233,7 +233,7 @@ static int restore_state(crd_run *r, crd_dyn *dy, const crd_ckpt *c)
     int rc = crd_ckpt_get(c, "ties.state", st, nts * sizeof(double));
     if (!rc) crd_ties_state_set(r->ties, st);
     free(st);
-    if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    if (rc) return CRD_TRACE(rc);
   }
   for (int i = 0; i < nn; ++i)
     CRD_CHECK(pb->l[i] >= 0 && pb->l[i] <= 2, CRD_ERR_INPUT, "%s: node %d: dependent normal component %d (not 0..2)",

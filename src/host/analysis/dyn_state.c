@@ -34,7 +34,7 @@ int crd_dyn_create(const crd_problem *pb, crd_dyn **out)
       CRD_CALLOC(3 * nn, &dy->v) || CRD_CALLOC(3 * nn, &dy->a) || CRD_CALLOC(3 * nn, &dy->w) ||
       CRD_CALLOC(3 * nn, &dy->wa) || CRD_CALLOC(3 * nn, &dy->a_prev) || CRD_CALLOC(3 * nn, &dy->wa_prev)) {
     crd_dyn_destroy(&dy);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   for (int e = 0; e < pb->ne; ++e) {
     const crd_section *s = &pb->m->sections[pb->m->elem_section[e]];

@@ -68,5 +68,5 @@ out:
   free(F);
   r->vel = r->normal_rate = NULL;
   crd_dyn_destroy(&dy);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

@@ -160,8 +160,9 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
   r->time_eval += crd_wtime() - t0;
   dy->strain = U;
   /* crd_exn_accel node by node, several nodes in vector lanes (elem_isa.h) */
-  x->isa->exn_accel_range(0, pb->nn, pb->eq, x->Fe, x->Fi, dy->mlump, dy->plump, s, pb->p, pb->l, w_pred, dy->a,
-                          dy->wa);
+  const crd_exn_accel_args ga = {.eq = pb->eq, .Fe = x->Fe, .Fi = x->Fi, .mlump = dy->mlump, .plump = dy->plump,
+                                 .s = s, .p = pb->p, .ln = pb->l, .w_pred = w_pred, .a = dy->a, .wa = dy->wa};
+  x->isa->exn_accel_range(0, pb->nn, &ga);
   return 0;
 }
 
@@ -224,7 +225,7 @@ static int choose_step(crd_ex_loop *lp)
   int rc = crd_explicit_choose_dt(dy, pb, st, lp->istage, st->t_end - dy->t, r->test_unstable_dt,
                                   "at the stage's start", &dt, &dt_stable);
   dy->dt_auto = dt_stable;
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  if (rc) return CRD_TRACE(rc);
   lp->nsteps = crd_stage_steps(st->t_end - dy->t, dt);
   if (lp->nsteps < 1) return 0;
   double dt_given = dt;
@@ -396,7 +397,7 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   x.isa = crd_elem_isa_select();
   int rc = 0;
   if (CRD_CALLOC(pb->neq, &x.Fi) || CRD_CALLOC(pb->neq, &x.Fe) || CRD_CALLOC(n3, &x.vh) || CRD_CALLOC(n3, &x.wh)) {
-    rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    rc = CRD_TRACE(CRD_ERR_MEM);
     goto out;
   }
   if (!resume && (rc = stage_start(&lp, &x))) goto out;
@@ -404,5 +405,5 @@ int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   rc = step_loop(&lp, &x);
 out:
   free(x.Fi); free(x.Fe); free(x.vh); free(x.wh);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

@@ -59,7 +59,7 @@ static int build_tables(const crd_run *r, tables *t)
       (nw && (CRD_CALLOC(nw, &t->w_idx) || CRD_CALLOC(nw, &t->w_load) || CRD_CALLOC(nw, &t->w_a) ||
               CRD_CALLOC(nw, &t->w_b))) ||
       (pb->npres && CRD_CALLOC(pb->npres, &t->pres_idx)))
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   int f = 0, w = 0;
   for (int k = 0; k < m->nloads; ++k) {
     const crd_load *ld = &m->loads[k];
@@ -195,7 +195,7 @@ static int reserve_factors(resident *rs, int k)
   rs->fac = rs->facw = rs->pres = NULL;
   if (CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &rs->fac) || CRD_CALLOC((size_t)k * (nl > 0 ? nl : 1), &rs->facw) ||
       CRD_CALLOC((size_t)k * (npres > 0 ? npres : 1), &rs->pres))
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   rs->cap = k;
   return 0;
 }
@@ -342,5 +342,5 @@ out:
   if (begun) rs.be->ops->ex->end(rs.be);
   tables_free(&rs.tb);
   free(rs.fac); free(rs.facw); free(rs.pres);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

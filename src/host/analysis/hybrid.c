@@ -61,7 +61,7 @@ static int hybrid_create(crd_run *r, const crd_stage *st, int istage, crd_hybrid
   if (CRD_CALLOC(hy->n6, &hy->sum) || CRD_CALLOC(hy->n6, &hy->mean_prev)) {
     free(hy->sum);
     free(hy);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   hy->st = st;
   hy->istage = istage;
@@ -305,7 +305,7 @@ int crd_auto_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
 out:
   dy->hybrid = NULL;
   hybrid_destroy(&hy);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 void crd_hybrid_ckpt_text(crd_ckpt_writer *w, const crd_hybrid *hy)

@@ -92,7 +92,7 @@ static int work_alloc(im_work *w, int nn, int ne, int neq)
       CRD_CALLOC(neq, &w->dx) || CRD_CALLOC(20 * (size_t)ne, &w->fin_e) || CRD_CALLOC(20 * (size_t)ne, &w->fg_e) ||
       CRD_CALLOC(400 * (size_t)ne, &w->E_e) || CRD_CALLOC(neq, &w->y) || CRD_CALLOC(neq, &w->yp)) {
     work_free(w);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   return 0;
 }
@@ -161,7 +161,7 @@ static int assemble(crd_problem *pb, const crd_dyn *dy, im_work *w, const ga_par
   crd_mid_in in = {w->d0, w->p0, w->df, w->pf, w->Am, w->WAm, w->Bs, dy->C, 1.0 - g->af, cm, w->xi};
   crd_mid_out out = {w->Fi, w->Fin, w->fg_e, w->fin_e, w->E_e, 0.0};
   int rc = pb->be->ops->eval_mid(pb->be, pb, &in, want_K, &out);
-  if (rc) return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  if (rc) return rc > 0 ? rc : CRD_TRACE(rc);
   *U = out.U;
   return 0;
 }
@@ -688,7 +688,7 @@ static int ga_step(crd_run *r, crd_dyn *dy, im_work *w, const crd_stage *st, con
   if (rc) {
     restore(pb, w);
     crd_ties_restore(w->ties);
-    return rc > 0 ? rc : crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return rc > 0 ? rc : CRD_TRACE(rc);
   }
   ga_end_rates(pb, dy, w);
   return 0;
@@ -1124,5 +1124,5 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   r->time_implicit += crd_wtime() - tl - (r->time_output - to);
 out:
   work_free(&s.w);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

@@ -207,5 +207,5 @@ int crd_modal_run(crd_run *r)
   modal_print(r, &mw);
 out:
   modal_free(&mw);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

@@ -540,13 +540,13 @@ int crd_run_case(const crd_run_opts *opts)
   r->opts = opts;
   r->t_start = crd_wtime();
   r->stage = 1;
-  int rc = crd_case_load(opts->case_path, &r->m);
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  CRD_CALL(crd_case_load(opts->case_path, &r->m));
   snprintf(r->dir, sizeof r->dir, "%s", opts->out_dir ? opts->out_dir : r->m->output.dir);
   const char *be = opts->backend ? opts->backend : r->m->backend;
   if (crd_par_size() > 1 && !strcmp(be, "auto")) be = "cpu"; /* over ranks: the CPU's element passes */
-  if (!(rc = check_model_kind(r, be))) rc = r->m->ne == 0 ? crd_rigid_run(r) : run_shell_model(r, be);
-  if (rc) rc = crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  int rc = check_model_kind(r, be);
+  if (!rc) rc = r->m->ne == 0 ? crd_rigid_run(r) : run_shell_model(r, be);
+  if (rc) rc = CRD_TRACE(rc);
   run_free(r);
   return rc;
 }

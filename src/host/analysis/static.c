@@ -220,7 +220,7 @@ static int run_load_control(crd_run *r, st_work *w)
     int iters = 0;
     double res = 0;
     int rc = newton(r, w, lnew, first, &iters, &res);
-    if (rc < 0) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    if (rc < 0) return CRD_TRACE(rc);
     if (rc > 0) {
       restore_state(pb, w);
       dlam *= 0.5;
@@ -491,5 +491,5 @@ int crd_static_run(crd_run *r)
 out:
   free(w.Fi); free(w.Fe); free(w.R); free(w.du); free(w.dut); free(w.Fref); free(w.Du); free(w.Du_prev);
   free(w.d_save); free(w.p_save); free(w.l_save);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

@@ -1,4 +1,5 @@
 /* crdyn: choosing a backend and the messages the backends share (backend.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,7 @@ int crd_backend_create(const char *name, int device, crd_problem *pb, crd_backen
     int rc = crd_backend_xcheck_wrap(pb, be);
     if (rc) {
       crd_backend_destroy(be);
-      return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+      return CRD_TRACE(rc);
     }
   }
   return 0;
@@ -141,6 +142,23 @@ int crd_backend_elem_error(const crd_problem *pb, int bad, int kind)
   return CRD_ERR(kind == CRD_ELEM_INVERTED ? CRD_WARN_ELEM_INVERTED
                  : (kind == CRD_ELEM_NONFINITE ? CRD_ERR_NUMERIC : CRD_ERR_INPUT),
                  "element %d (nodes %d %d %d %d) %s", bad, qd[0], qd[1], qd[2], qd[3], what[kind]);
+}
+
+void crd_ex_measure_unpack(const double *acc, const int *status, crd_ex_measure *out)
+{
+  out->wext = acc[0];
+  out->kinetic = acc[1];
+  for (int c = 0; c < 3; ++c) {
+    out->L[c] = acc[2 + c];
+    out->J[c] = acc[5 + c];
+  }
+  out->strain = acc[8];
+  out->bad_node = status[2];
+  out->bad_step = out->bad_elem = out->bad_kind = -1;
+  if (status[0] != INT_MAX) {
+    out->bad_step = status[0];
+    out->bad_elem = status[1];
+  }
 }
 
 #ifndef CRD_HAVE_CUDA

@@ -206,7 +206,7 @@ int crd_backend_xcheck_wrap(crd_problem *pb, crd_backend **be)
   if (rc) {
     xc_free(x);
     free(w);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   x->dev = dev;
   x->ops = *dev->ops;

@@ -750,7 +750,7 @@ int crd_case_load_string(const char *text, const char *path, crd_model **model)
   cJSON_Delete(root);
   if (rc) {
     crd_model_destroy(&m);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   *model = m;
   return 0;
@@ -786,7 +786,7 @@ int crd_case_load(const char *path, crd_model **model)
   }
   int rc = crd_case_load_string(text, path, model);
   free(text);
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  if (rc) return CRD_TRACE(rc);
   return 0;
 }
 

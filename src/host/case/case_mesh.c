@@ -145,7 +145,7 @@ static int load_part(const crd_case_ctx *c, const cJSON *item, part_src *ps, crd
     if (rc < 0) return CRD_WRAP(rc, NULL, "%s: %s: ", c->file, kp); /* where the file was asked for */
   } else {
     rc = crd_mesh_generate(gen, c->file, crd_jp_key(kp, jp, "generate"), out);
-    if (rc < 0) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    if (rc < 0) return CRD_TRACE(rc);
   }
   if (out->nn <= 0 || out->ne <= 0) return CASE_BAD(c, jp, "the part has no quadrilateral elements");
   for (size_t k = 0; k < 4 * (size_t)out->ne; ++k)

@@ -136,7 +136,7 @@ int crd_history_open(const char *dir, int ncols_extra, const char *const *cols_e
   h->ncols_extra = ncols_extra;
   int rc = path_join(h->part, sizeof h->part, dir, "history.csv.part");
   if (!rc) rc = path_join(h->final, sizeof h->final, dir, "history.csv");
-  if (rc) { free(h); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
+  if (rc) { free(h); return CRD_TRACE(rc); }
   /* A history.csv left by an earlier run in this directory would pass for
    * this run's result while it goes on (or after it fails). */
   if (unlink(h->final) != 0 && errno != ENOENT) {
@@ -190,7 +190,7 @@ int crd_history_resume(const char *dir, int ncols_extra, int64_t offset, uint64_
   h->ncols_extra = ncols_extra;
   int rc = path_join(h->part, sizeof h->part, dir, "history.csv.part");
   if (!rc) rc = path_join(h->final, sizeof h->final, dir, "history.csv");
-  if (rc) { free(h); return crd_err_trace(rc, __FILE__, __LINE__, __func__); }
+  if (rc) { free(h); return CRD_TRACE(rc); }
   /* a run that went on to its end after the checkpoint renamed the .part */
   if (access(h->part, F_OK) != 0 && access(h->final, F_OK) == 0 && rename(h->final, h->part) != 0) {
     rc = CRD_ERR(CRD_ERR_IO, "cannot rename %s to %s: %s", h->final, h->part, strerror(errno));
@@ -439,7 +439,7 @@ int crd_pvd_create(const char *dir, crd_pvd **out)
   if (!rc) rc = pvd_write(p);
   if (rc) {
     free(p);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   *out = p;
   return 0;

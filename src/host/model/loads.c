@@ -47,7 +47,7 @@ int crd_loads_create(const crd_problem *pb, crd_loads **out)
   CRD_CALL(CRD_CALLOC(1, &L));
   if (CRD_CALLOC(pb->nn, &L->mass) || CRD_CALLOC(pb->nn, &L->node_elem) || CRD_CALLOC(pb->nn, &L->node_loc)) {
     crd_loads_destroy(&L);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   for (int e = 0; e < pb->ne; ++e) {
     double X[12], w[4];

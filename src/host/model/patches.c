@@ -122,7 +122,7 @@ int crd_patches_create(const crd_model *m, double crease_deg, crd_patches **out)
       (rc = CRD_CALLOC((size_t)m->nn, &pt->npatch)) || (rc = CRD_CALLOC((size_t)m->nn, &pt->split)) ||
       (rc = build(pt, m, crease_deg))) {
     crd_patches_destroy(&pt);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   *out = pt;
   return 0;

@@ -202,7 +202,7 @@ int crd_problem_create(const crd_model *m, int nthreads, crd_problem **out)
   return 0;
 fail:
   crd_problem_destroy(&pb);
-  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return CRD_TRACE(rc);
 }
 
 void crd_problem_destroy(crd_problem **ppb)

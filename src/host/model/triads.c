@@ -161,7 +161,7 @@ int crd_triads_create(crd_problem *pb, const crd_patches *pt)
   int rc = build(tr, pb, pt);
   if (rc) {
     crd_triads_destroy(&tr);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   pb->tr = tr;
   return 0;

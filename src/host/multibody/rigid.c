@@ -16,7 +16,7 @@ int crd_rigid_create(const crd_model *m, crd_rigid **out)
   rg->m = m, rg->nb = m->nbodies, rg->tol = 1e-14, rg->max_iterations = 25;
   if (rg->nb && CRD_CALLOC(rg->nb, &rg->b)) {
     free(rg);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   for (int ib = 0; ib < rg->nb; ++ib) {
     const crd_rigid_body *B = &m->bodies[ib];

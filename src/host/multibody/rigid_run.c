@@ -110,7 +110,7 @@ static int ckpt_write(crd_run *r, const crd_rigid *rg, int stage, long k, double
   r->ckpt_wall = crd_wtime();
 out:
   free(st);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 #define GETI(key, dst) do { long long v_; CRD_CALL(crd_ckpt_get_int(c, "rigid_run", key, &v_)); (dst) = v_; } while (0)
@@ -149,7 +149,7 @@ static int ckpt_restore(crd_run *r, crd_rigid *rg, int *stage, long *k, double *
     b->wext = o[20];
   }
   free(st);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* Where the step loop starts: the beginning of the first stage, or the
@@ -229,7 +229,7 @@ out:
   if (names)
     for (int k = 0; k < nc; ++k) free(names[k]);
   free(names);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* Checkpoint policy: on SIGINT/SIGTERM (sig), every checkpoint_every_steps
@@ -297,7 +297,7 @@ static int run_stages(crd_run *r, crd_rigid *rg, double *cols, rr_pos *p)
       if ((rc = stage_step(r, rg, cols, s, k, p, sigint_step))) break;
   }
   crd_dyn_signals_restore();
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 int crd_rigid_run(crd_run *r)
@@ -331,5 +331,5 @@ int crd_rigid_run(crd_run *r)
 out:
   free(cols);
   crd_rigid_destroy(&rg);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

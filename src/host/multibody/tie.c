@@ -165,7 +165,7 @@ int crd_ties_create(const crd_model *m, crd_problem *pb, crd_ties **out)
   return 0;
 fail:
   crd_ties_destroy(&t);
-  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return CRD_TRACE(rc);
 }
 
 void crd_ties_node_rates(const crd_ties *t, const crd_problem *pb, double *v, double *a, double *w, double *wa)

@@ -55,7 +55,7 @@ int crd_par_gather_elems(double *a, int width, int ne)
 {
   if (par_size == 1) return 0;
   int *cnt = malloc(2 * sizeof(int) * (size_t)par_size);
-  if (!cnt) return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+  if (!cnt) return CRD_TRACE(CRD_ERR_MEM);
   int *dsp = cnt + par_size;
   for (int r = 0; r < par_size; ++r) {
     long long b0 = block_start(ne, r), b1 = block_start(ne, r + 1);

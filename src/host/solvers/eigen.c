@@ -297,7 +297,7 @@ done:
   crd_solver_destroy(&s);
   free(A.val);
   arpack_free(&w);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 int crd_eigen_shift_invert(const crd_csr *K, const crd_csr *M, double sigma, int nev, double tol,
@@ -316,5 +316,5 @@ int crd_eigen_shift_invert(const crd_csr *K, const crd_csr *M, double sigma, int
   pthread_mutex_lock(&arpack_lock);
   int rc = shift_invert(K, M, sigma, nev, tol, lambda, vecs, nconv);
   pthread_mutex_unlock(&arpack_lock);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }

@@ -274,7 +274,7 @@ static int chol_permute(chol_impl *s, const crd_csr *A)
   if (CRD_CALLOC(n, &s->perm) || CRD_CALLOC(nnz, &s->map) || CRD_CALLOC(n, &s->bp) || CRD_CALLOC(n, &w.inv) ||
       CRD_CALLOC(n + 1, &w.rowptr) || CRD_CALLOC(n + 1, &w.rowcnt) || CRD_CALLOC(nnz, &w.rowcol) ||
       CRD_CALLOC(nnz, &w.rowsrc)) {
-    rc = crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    rc = CRD_TRACE(CRD_ERR_MEM);
     goto out;
   }
   perm_take(s, n, w.inv);
@@ -518,7 +518,7 @@ int crd_solver_create(const char *name, crd_solver **out)
   int rc = ops->create(&s->impl);
   if (rc) {
     free(s);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   *out = s;
   return 0;
@@ -570,7 +570,7 @@ int crd_solver_factorize(crd_solver *s, const crd_csr *A)
     if (s->stats.nrefactor == 0 || dt < s->stats.refactor_min_s) s->stats.refactor_min_s = dt;
     s->stats.nrefactor++;
   }
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__); /* warning or error */
+  if (rc) return CRD_TRACE(rc); /* warning or error */
   s->factorized = 1;
   return 0;
 }

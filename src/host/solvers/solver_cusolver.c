@@ -310,7 +310,7 @@ int crd_cusolver_permute_pattern(const crd_csr *A, const int *perm, int **rowB, 
   entry_positions(A, inv, *rowB, *colB, *pos1, *pos2);
 out:
   free(inv); free(cnt); free(fill);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 static int dput(void **d, const void *h, size_t bytes, const char *what)
@@ -362,7 +362,7 @@ static int cus_analyse(void *impl, const crd_csr *A, crd_solver_stats *st)
   rc = dput(&s->work, NULL, work, "csrchol workspace");
 out:
   free(rowB); free(colB); free(pos1); free(pos2);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 static int cus_factorize(void *impl, const crd_csr *A, int32_t *failed_eq)

@@ -103,7 +103,7 @@ static int create_matrix(mumps_impl *m, const crd_csr *A)
   if (!dn || !on) {
     free(dn);
     free(on);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   PetscInt longest = 1;
   for (PetscInt i = m->r0; i < m->r1; ++i) {

@@ -252,7 +252,7 @@ fail:
   free(elist);
   free(scatter);
   crd_csr_destroy(&A);
-  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return CRD_TRACE(rc);
 }
 
 void crd_csr_destroy(crd_csr **A)
@@ -302,7 +302,7 @@ int crd_map_invert(const int32_t *map, size_t nsrc, int ntgt, int **ptr, int **i
   int *fill = NULL;
   if (CRD_CALLOC((*ptr)[ntgt] + 1, idx) || CRD_CALLOC(ntgt + 1, &fill)) {
     free(*ptr); free(*idx); free(fill);
-    return crd_err_trace(CRD_ERR_MEM, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(CRD_ERR_MEM);
   }
   memcpy(fill, *ptr, sizeof(int) * (size_t)ntgt);
   for (size_t s = 0; s < nsrc; ++s)

@@ -64,16 +64,15 @@ static int gather(const crd_problem *pb, double *f20, int wf, double *ue, double
 
 /* Elements [e0, e1) on the vector path, less the fold elements (triads.h,
  * evaluated apart): the runs between them. */
-static int stat_runs(const cpu_impl *ci, const crd_problem *pb, int e0, int e1, int want_K, int *eb, long long *nb)
+static int stat_runs(const cpu_impl *ci, const crd_problem *pb, int e0, int e1, const crd_elem_static_args *sa,
+                     int *eb, long long *nb)
 {
-  const crd_model *m = pb->m;
   const int32_t *of = pb->tr ? pb->tr->elem_of : NULL;
   while (e0 < e1) {
     int r1 = e0;
     while (r1 < e1 && !(of && of[r1] >= 0)) ++r1;
     if (r1 > e0) {
-      int kind = ci->isa->stat_range(e0, r1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K,
-                                     pb->fe, pb->ke, pb->ue, eb, nb);
+      int kind = ci->isa->stat_range(e0, r1, sa, eb, nb);
       if (kind) return kind;
     }
     e0 = r1;
@@ -107,15 +106,14 @@ static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   crd_par_elem_range(pb->ne, &ea, &ez);
   int bad = -1, badkind = 0, nch = (ez - ea + chunk - 1) / chunk;
   long long nb = 0;
+  const crd_elem_static_args sa = {.quads = m->quads, .x = m->x, .p0n = pb->p0, .dn = pb->d, .pn = pb->p,
+                                   .ln = pb->l, .want_k = want_K, .mat = ci->mat, .geo = ci->geo, .f = pb->fe,
+                                   .k = pb->ke, .u = pb->ue};
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
-    int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1, kind;
-    if (!pb->tr)
-      kind = isa->stat_range(e0, e1, m->quads, m->x, pb->p0, pb->d, pb->p, pb->l, ci->mat, ci->geo, want_K, pb->fe,
-                             pb->ke, pb->ue, &eb, &nb);
-    else
-      kind = stat_runs(ci, pb, e0, e1, want_K, &eb, &nb);
+    int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1;
+    int kind = !pb->tr ? isa->stat_range(e0, e1, &sa, &eb, &nb) : stat_runs(ci, pb, e0, e1, &sa, &eb, &nb);
     if (kind) {
 #pragma omp critical(crd_eval_bad)
       if (bad < 0 || eb < bad) { bad = eb; badkind = kind; }
@@ -183,13 +181,16 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   crd_par_elem_range(pb->ne, &ea, &ez);
   int bad = -1, badkind = 0, nch = (ez - ea + chunk - 1) / chunk;
   long long nb = 0;
+  const crd_elem_mid_args ma = {.quads = m->quads, .x = m->x, .p0n = pb->p0, .d0n = in->d0, .pan = in->pa,
+                                .dbn = pb->d, .pbn = pb->p, .dfn = in->df, .pfn = in->pf, .amn = in->am,
+                                .wamn = in->wam, .Bsn = in->Bs, .ln = pb->l, .Cn = in->C, .cf = in->cf,
+                                .cm = in->cm, .want_k = want_K, .mat = ci->mat, .xi = in->xi, .fgo = out->fg_e,
+                                .fino = out->fin_e, .ko = pb->ke, .Eo = out->E_e, .u = pb->ue};
   double t0 = crd_wtime();
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
     int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1;
-    int b = isa->mid_range(e0, e1, m->quads, m->x, pb->p0, in->d0, in->pa, pb->d, pb->p, in->df, in->pf, in->am,
-                           in->wam, in->Bs, pb->l, in->C, ci->mat, in->xi, in->cf, in->cm, want_K, out->fg_e,
-                           out->fin_e, pb->ke, out->E_e, pb->ue, &eb, &nb);
+    int b = isa->mid_range(e0, e1, &ma, &eb, &nb);
     if (b) {
 #pragma omp critical(crd_im_bad)
       if (bad < 0 || eb < bad) bad = eb;
@@ -266,7 +267,7 @@ int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
     }
     free(ci);
     free(be);
-    return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+    return CRD_TRACE(rc);
   }
   const crd_model *m = pb->m;
   crd_backend_section_table(pb, ci->mat);

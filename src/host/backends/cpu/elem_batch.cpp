@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crdyn/elem_args.h"
 #include "crdyn/switches.h"
 #include "elem_lanes.h"
 
@@ -52,31 +53,17 @@ typedef struct crd_q4_mat_c {
 } crd_q4_mat_c;
 
 /* this variant's per-element bodies (elem_isa.c) */
-int CRD_ISA_FN(crd_elem_static)(int e, const int *quads, const double *x, const double *p0n, const double *dn,
-                                const double *pn, const int *ln, const crd_q4_mat_c *mt, int want_k, double *f,
-                                double *k, double *u);
-int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
-                             const double *pan, const double *dbn, const double *pbn, const double *dfn,
-                             const double *pfn, const double *amn, const double *wamn, const double *Bsn,
-                             const int *ln, const double *Cn, const crd_q4_mat_c *mt, double cf, double cm,
-                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
+int CRD_ISA_FN(crd_elem_static)(int e, const crd_elem_static_args *a, const crd_q4_mat_c *mt, double *f, double *k,
+                                double *u);
+int CRD_ISA_FN(crd_elem_mid)(int e, const crd_elem_mid_args *a, const crd_q4_mat_c *mt, double *fgo, double *fino,
+                             double *ko, double *Eo, double *u);
 
 extern const int CRD_ISA_FN(crd_elem_lanes);
 const int CRD_ISA_FN(crd_elem_lanes) = CRD_LANES;
 
-int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
-                                      const double *dn, const double *pn, const int *ln, const double *mat,
-                                      const double *geo, int want_k, double *f, double *k, double *u, int *bad,
-                                      long long *nbatched);
-int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
-                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
-                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
-                                   const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
-                                   double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
-                                   double *Eo, double *u, int *bad, long long *nbatched);
-int CRD_ISA_FN(crd_exn_accel_range)(int n0, int n1, const int32_t *eq, const double *Fe, const double *Fi,
-                                    const double *mlump, const double *plump, double s, const double *p,
-                                    const int *ln, const double *w_pred, double *a, double *wa);
+int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const crd_elem_static_args *a, int *bad, long long *nbatched);
+int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const crd_elem_mid_args *a, int *bad, long long *nbatched);
+int CRD_ISA_FN(crd_exn_accel_range)(int n0, int n1, const crd_exn_accel_args *g);
 }
 
 enum { W = CRD_LANES };
@@ -98,10 +85,13 @@ static inline int slot_mask(const int32_t *eq, int i)
   for (int k = 0; k < 5; ++k) m |= (eq[5 * i + k] >= 0) << k;
   return m;
 }
-int CRD_ISA_FN(crd_exn_accel_range)(int n0, int n1, const int32_t *eq, const double *Fe, const double *Fi,
-                                    const double *mlump, const double *plump, double s, const double *p,
-                                    const int *ln, const double *w_pred, double *a, double *wa)
+int CRD_ISA_FN(crd_exn_accel_range)(int n0, int n1, const crd_exn_accel_args *g)
 {
+  const int32_t *eq = g->eq;
+  const double *Fe = g->Fe, *Fi = g->Fi, *mlump = g->mlump, *plump = g->plump, s = g->s, *p = g->p;
+  const double *w_pred = g->w_pred;
+  const int *ln = g->ln;
+  double *a = g->a, *wa = g->wa;
   for (int i = n0; i < n1;) {
     int n = 1, m0 = slot_mask(eq, i);
     if (i + W <= n1) {
@@ -242,10 +232,11 @@ static void sort_by_l(int e0, int e1, const int *quads, const int *ln, int *idx,
 
 /* crd_elem_static of the W elements es in lanes: 0 and the outputs
  * written, or -1 (nothing written: the caller evaluates them one by one) */
-static int static_lanes(const int *es, const int *quads, const double *x, const double *p0n, const double *dn,
-                        const double *pn, const int *ln, const double *mat, const double *geo, int want_k,
-                        double *f, double *k, double *u)
+static int static_lanes(const int *es, const crd_elem_static_args &g)
 {
+  const int *quads = g.quads, *ln = g.ln, want_k = g.want_k;
+  const double *x = g.x, *p0n = g.p0n, *dn = g.dn, *pn = g.pn, *mat = g.mat, *geo = g.geo;
+  double *f = g.f, *k = g.k, *u = g.u;
   int l[4];
   for (int a = 0; a < 4; ++a) l[a] = ln[quads[4 * es[0] + a]];
   crd_lanes X0[12], d[12], p[12], KG[400], fe[20], md;
@@ -294,21 +285,19 @@ static int static_lanes(const int *es, const int *quads, const double *x, const 
   return 0;
 }
 
-int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
-                                      const double *dn, const double *pn, const int *ln, const double *mat,
-                                      const double *geo, int want_k, double *f, double *k, double *u, int *bad,
-                                      long long *nbatched)
+int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const crd_elem_static_args *a, int *bad, long long *nbatched)
 {
+  const crd_elem_static_args g = *a; /* the arrays in locals for the loops */
   const int on = batch_on();
   int first = -1, fkind = 0, idx[CRD_BATCH_BLOCK], start[NKEY + 2];
   for (int b0 = e0; b0 < e1; b0 += CRD_BATCH_BLOCK) {
     int b1 = b0 + CRD_BATCH_BLOCK < e1 ? b0 + CRD_BATCH_BLOCK : e1;
-    sort_by_l(b0, b1, quads, ln, idx, start);
+    sort_by_l(b0, b1, g.quads, g.ln, idx, start);
     for (int key = 0; key <= NKEY; ++key) {
       for (int i = start[key], end = start[key + 1]; i < end;) {
         int n = 1; /* elements one by one: a tail, or a group that diverged or has a bad one */
         if (on && key < NKEY && i + W <= end) {
-          if (static_lanes(idx + i, quads, x, p0n, dn, pn, ln, mat, geo, want_k, f, k, u) == 0) {
+          if (static_lanes(idx + i, g) == 0) {
             *nbatched += W;
             i += W;
             continue;
@@ -317,9 +306,8 @@ int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const do
         }
         for (int j = 0; j < n; ++j, ++i) {
         int e = idx[i];
-        crd_q4_mat_c mt = mat_c(mat, e, 0.0);
-        int kind = CRD_ISA_FN(crd_elem_static)(e, quads, x, p0n, dn, pn, ln, &mt, want_k, f + 20 * (size_t)e,
-                                               k + 210 * (size_t)e, u + e);
+        crd_q4_mat_c mt = mat_c(g.mat, e, 0.0);
+        int kind = CRD_ISA_FN(crd_elem_static)(e, &g, &mt, g.f + 20 * (size_t)e, g.k + 210 * (size_t)e, g.u + e);
         if (kind && (first < 0 || e < first)) {
           first = e;
           fkind = kind;
@@ -333,12 +321,13 @@ int CRD_ISA_FN(crd_elem_static_range)(int e0, int e1, const int *quads, const do
 }
 
 /* crd_elem_mid of W elements in lanes, as static_lanes */
-static int mid_lanes(const int *es, const int *quads, const double *x, const double *p0n, const double *d0n,
-                     const double *pan, const double *dbn, const double *pbn, const double *dfn, const double *pfn,
-                     const double *amn, const double *wamn, const double *Bsn, const int *ln, const double *Cn,
-                     const double *mat, double xi, double cf, double cm, int want_k, double *fgo, double *fino,
-                     double *ko, double *Eo, double *u)
+static int mid_lanes(const int *es, const crd_elem_mid_args &g)
 {
+  const int *quads = g.quads, *ln = g.ln, want_k = g.want_k;
+  const double *x = g.x, *p0n = g.p0n, *d0n = g.d0n, *pan = g.pan, *dbn = g.dbn, *pbn = g.pbn, *dfn = g.dfn;
+  const double *pfn = g.pfn, *amn = g.amn, *wamn = g.wamn, *Bsn = g.Bsn, *Cn = g.Cn, *mat = g.mat;
+  const double xi = g.xi, cf = g.cf, cm = g.cm;
+  double *fgo = g.fgo, *fino = g.fino, *ko = g.ko, *Eo = g.Eo, *u = g.u;
   crd_elem_mid_in in;
   for (int a = 0; a < 4; ++a) in.l[a] = ln[quads[4 * es[0] + a]];
   /* crd_elem_mid_gather, lane by lane */
@@ -383,24 +372,19 @@ static int mid_lanes(const int *es, const int *quads, const double *x, const dou
   return 0;
 }
 
-int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const double *x, const double *p0n,
-                                   const double *d0n, const double *pan, const double *dbn, const double *pbn,
-                                   const double *dfn, const double *pfn, const double *amn, const double *wamn,
-                                   const double *Bsn, const int *ln, const double *Cn, const double *mat, double xi,
-                                   double cf, double cm, int want_k, double *fgo, double *fino, double *ko,
-                                   double *Eo, double *u, int *bad, long long *nbatched)
+int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const crd_elem_mid_args *a, int *bad, long long *nbatched)
 {
+  const crd_elem_mid_args g = *a; /* the arrays in locals for the loops */
   const int on = batch_on();
   int first = -1, idx[CRD_BATCH_BLOCK], start[NKEY + 2];
   for (int b0 = e0; b0 < e1; b0 += CRD_BATCH_BLOCK) {
     int b1 = b0 + CRD_BATCH_BLOCK < e1 ? b0 + CRD_BATCH_BLOCK : e1;
-    sort_by_l(b0, b1, quads, ln, idx, start);
+    sort_by_l(b0, b1, g.quads, g.ln, idx, start);
     for (int key = 0; key <= NKEY; ++key) {
       for (int i = start[key], end = start[key + 1]; i < end;) {
         int n = 1;
         if (on && key < NKEY && i + W <= end) {
-          if (mid_lanes(idx + i, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, mat, xi, cf,
-                        cm, want_k, fgo, fino, ko, Eo, u) == 0) {
+          if (mid_lanes(idx + i, g) == 0) {
             *nbatched += W;
             i += W;
             continue;
@@ -409,11 +393,10 @@ int CRD_ISA_FN(crd_elem_mid_range)(int e0, int e1, const int *quads, const doubl
         }
         for (int j = 0; j < n; ++j, ++i) {
         int e = idx[i];
-        crd_q4_mat_c mt = mat_c(mat, e, xi);
+        crd_q4_mat_c mt = mat_c(g.mat, e, g.xi);
         size_t s = (size_t)e;
-        int b = CRD_ISA_FN(crd_elem_mid)(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn,
-                                         &mt, cf, cm, want_k, fgo + 20 * s, fino + 20 * s, ko + 210 * s,
-                                         Eo + 400 * s, u + e);
+        int b = CRD_ISA_FN(crd_elem_mid)(e, &g, &mt, g.fgo + 20 * s, g.fino + 20 * s, g.ko + 210 * s,
+                                         g.Eo + 400 * s, g.u + e);
         if (b && (first < 0 || e < first)) first = e;
         }
       }

@@ -15,29 +15,19 @@
 #  define CRD_ISA_FN(n) CRD_CAT(n, _generic)
 #endif
 
-int CRD_ISA_FN(crd_elem_static)(int e, const int *quads, const double *x, const double *p0n, const double *dn,
-                                const double *pn, const int *ln, const crd_q4_mat *mt, int want_k, double *f,
-                                double *k, double *u);
-int CRD_ISA_FN(crd_elem_static)(int e, const int *quads, const double *x, const double *p0n, const double *dn,
-                                const double *pn, const int *ln, const crd_q4_mat *mt, int want_k, double *f,
-                                double *k, double *u)
+crd_elem_static_fn CRD_ISA_FN(crd_elem_static);
+int CRD_ISA_FN(crd_elem_static)(int e, const crd_elem_static_args *a, const crd_q4_mat *mt, double *f, double *k,
+                                double *u)
 {
-  return crd_elem_static(e, quads, x, p0n, dn, pn, ln, mt, want_k, f, k, u);
+  return crd_elem_static(e, a->quads, a->x, a->p0n, a->dn, a->pn, a->ln, mt, a->want_k, f, k, u);
 }
 
-int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
-                             const double *pan, const double *dbn, const double *pbn, const double *dfn,
-                             const double *pfn, const double *amn, const double *wamn, const double *Bsn,
-                             const int *ln, const double *Cn, const crd_q4_mat *mt, double cf, double cm,
-                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u);
-int CRD_ISA_FN(crd_elem_mid)(int e, const int *quads, const double *x, const double *p0n, const double *d0n,
-                             const double *pan, const double *dbn, const double *pbn, const double *dfn,
-                             const double *pfn, const double *amn, const double *wamn, const double *Bsn,
-                             const int *ln, const double *Cn, const crd_q4_mat *mt, double cf, double cm,
-                             int want_k, double *fgo, double *fino, double *ko, double *Eo, double *u)
+crd_elem_mid_fn CRD_ISA_FN(crd_elem_mid);
+int CRD_ISA_FN(crd_elem_mid)(int e, const crd_elem_mid_args *a, const crd_q4_mat *mt, double *fgo, double *fino,
+                             double *ko, double *Eo, double *u)
 {
-  return crd_elem_mid(e, quads, x, p0n, d0n, pan, dbn, pbn, dfn, pfn, amn, wamn, Bsn, ln, Cn, mt, cf, cm, want_k,
-                      fgo, fino, ko, Eo, u);
+  return crd_elem_mid(e, a->quads, a->x, a->p0n, a->d0n, a->pan, a->dbn, a->pbn, a->dfn, a->pfn, a->amn, a->wamn,
+                      a->Bsn, a->ln, a->Cn, mt, a->cf, a->cm, a->want_k, fgo, fino, ko, Eo, u);
 }
 
 #ifndef CRD_ELEM_ISA_SUFFIX

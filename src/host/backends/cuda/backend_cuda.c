@@ -132,7 +132,7 @@ static int upload_gather_maps(cu *c, const crd_problem *pb)
     goto out;
 out:
   free(fptr); free(fidx); free(kptr); free(kidx);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 static int upload_model(cu *c, const crd_problem *pb)
@@ -160,7 +160,7 @@ static int upload_model(cu *c, const crd_problem *pb)
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs && !rc; ++i) rc = dalloc(bufs[i].m, bufs[i].bytes, NULL, bufs[i].what);
 out:
   free(mat);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* The midpoint buffers, allocated on the first implicit evaluation (an
@@ -175,7 +175,7 @@ static int alloc_mid(cu *c, int want_K)
         (rc = DALLOC(c->am, 5 * nn * 8, NULL, "am")) || (rc = DALLOC(c->wam, 3 * nn * 8, NULL, "wam")) ||
         (rc = DALLOC(c->Bs, 6 * nn * 8, NULL, "Bs")) || (rc = DALLOC(c->C, 16 * ne * 8, NULL, "C")) ||
         (rc = DALLOC(c->fin, 20 * ne * 8, NULL, "fin")) || (rc = DALLOC(c->Fin, neq * 8, NULL, "Fin")))
-      return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+      return CRD_TRACE(rc);
   }
   if (want_K && !c->E) CRD_CALL(DALLOC(c->E, 400 * ne * 8, NULL, "E (400 doubles per element)"));
   return 0;
@@ -457,7 +457,7 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   return 0;
 fail:
   cu_free(c);
-  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return CRD_TRACE(rc);
 }
 
 /* auto picks CUDA first where a device answers */

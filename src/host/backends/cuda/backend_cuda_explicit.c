@@ -1,10 +1,10 @@
 /* crdyn: the resident explicit loop of the CUDA backend (backend.h ex_*,
  * docs/cuda.md "Resident explicit loop"), the kernels of
- * src/kernels/crd_cuda_explicit.cu plus the element force kernel and the
- * force gather of crd_cuda.cu.  The OpenCL backend's loop
- * (backend_opencl.c, crd_explicit.cl) is the model: the same kernels in
- * the same order over the same explicit_node.h functions, so with serial
- * sums the history is the host loop's, bit for bit.
+ * src/kernels/explicit_loop.h plus the element force kernel and the force
+ * gather of crd_cuda.cu.  The OpenCL backend's loop (backend_opencl.c)
+ * runs the same kernel text in the same order over the same
+ * explicit_node.h functions, so with serial sums the history is the host
+ * loop's, bit for bit.
  *
  * The state stays on the device for the whole stage: ex_begin uploads it
  * with the masses and load tables, ex_steps uploads only the amplitude
@@ -218,7 +218,7 @@ int crd_cux_begin(crd_cux **ex, const crd_cux_dev *dv, crd_problem *pb, const cr
   free(lptr); free(lidx);
   *ex = x;
   if (rc) crd_cux_end(ex);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* The device times of the oldest pending step (waits for it). */
@@ -309,23 +309,11 @@ int crd_cux_measure(crd_cux *x, crd_ex_measure *out)
   }
   while (!rc && x->npend > 0) rc = drain_one(x);
   CRD_RANGE_POP();
-  if (rc) return crd_err_trace(rc, __FILE__, __LINE__, __func__);
-  const double *acc = x->acc_h;
-  out->wext = acc[0];
-  out->kinetic = acc[1];
-  for (int c = 0; c < 3; ++c) {
-    out->L[c] = acc[2 + c];
-    out->J[c] = acc[5 + c];
-  }
-  out->strain = acc[8];
-  out->bad_node = x->stat_h[2];
-  out->bad_step = out->bad_elem = out->bad_kind = -1;
-  if (x->stat_h[0] != INT_MAX) {
-    out->bad_step = x->stat_h[0];
-    out->bad_elem = x->stat_h[1];
-    CUX(cudaMemcpy(&out->bad_kind, x->dv.kind + x->stat_h[1], sizeof(int), cudaMemcpyDeviceToHost),
+  if (rc) return CRD_TRACE(rc);
+  crd_ex_measure_unpack(x->acc_h, x->stat_h, out);
+  if (out->bad_step >= 0)
+    CUX(cudaMemcpy(&out->bad_kind, x->dv.kind + out->bad_elem, sizeof(int), cudaMemcpyDeviceToHost),
         "read element status");
-  }
   return 0;
 }
 
@@ -346,7 +334,7 @@ int crd_cux_sync(crd_cux *x, crd_ex_state *st)
                  cudaGetErrorName(e));
 out:
   CRD_RANGE_POP();
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 #endif /* CRD_HAVE_CUDA */

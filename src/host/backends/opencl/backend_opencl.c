@@ -1,7 +1,8 @@
 /* crdyn: the OpenCL backend (backend.h): element evaluation and assembly on
  * an OpenCL device with double precision (cl_khr_fp64), the kernels of
- * src/kernels/crd_elements.cl built from the same CRD_HD headers as the
- * CPU backend (embedded at build time: build/gen/crd_cl_source.c).
+ * src/kernels/elements.h and explicit_loop.h (one text with the CUDA
+ * kernels) over the same CRD_HD headers as the CPU backend (embedded at
+ * build time: build/gen/crd_cl_source.c).
  *
  * Per evaluation: the state arrays the kernels read are written to the
  * device, one work-group per element computes its vectors and matrices,
@@ -33,7 +34,7 @@ typedef struct ocl {
   cl_command_queue q;
   cl_program prog;
   cl_kernel k_static, k_mid, k_gather;
-  cl_kernel k_static_split, k_mid_split; /* the element split over a work-group (crd_elements.cl) */
+  cl_kernel k_static_split, k_mid_split; /* the element split over a work-group (elements.h) */
   int split;                             /* work-items per element for the split kernels; 0: serial */
   int ne, nn, neq, nnz;
   /* constant over a run */
@@ -43,9 +44,10 @@ typedef struct ocl {
   cl_mem d, p, l, d0, pa, df, pf, am, wam, Bs;
   /* element and assembled outputs */
   cl_mem fe, fin, ke, E, ue, kind, F, Fin, K;
+  cl_mem first_bad;                 /* the element kernels' smallest failing element (1 int) */
   int *kind_h;
   /* the resident explicit loop (ex_*): kernels and the stage's buffers */
-  cl_kernel kx_node1, kx_pres, kx_elem, kx_node2, kx_reduce, kx_elem_split;
+  cl_kernel kx_node1, kx_pres, kx_node2, kx_reduce;
   struct {
     int on, nload, npres, nw, cap;      /* cap: steps the factor tables hold */
     double dt, s;
@@ -179,11 +181,11 @@ static void ocl_free(ocl *o)
 {
   cl_mem *all[] = {&o->quads, &o->x, &o->p0, &o->mat, &o->fptr, &o->fidx, &o->kptr, &o->kidx, &o->C,
                    &o->d, &o->p, &o->l, &o->d0, &o->pa, &o->df, &o->pf, &o->am, &o->wam, &o->Bs,
-                   &o->fe, &o->fin, &o->ke, &o->E, &o->ue, &o->kind, &o->F, &o->Fin, &o->K};
+                   &o->fe, &o->fin, &o->ke, &o->E, &o->ue, &o->kind, &o->F, &o->Fin, &o->K, &o->first_bad};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
     if (*all[i]) clReleaseMemObject(*all[i]);
   ex_release(o);
-  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_elem, o->kx_node2, o->kx_reduce, o->kx_elem_split};
+  cl_kernel ks[] = {o->kx_node1, o->kx_pres, o->kx_node2, o->kx_reduce};
   for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i)
     if (ks[i]) clReleaseKernel(ks[i]);
   if (o->k_static) clReleaseKernel(o->k_static);
@@ -229,8 +231,7 @@ static int build_program(ocl *o, cl_device_id dev, const char *dname)
   o->k_mid_split = clCreateKernel(o->prog, "crd_k_mid_split", &err);
   OCL(err, "clCreateKernel(crd_k_mid_split)");
   struct { cl_kernel *k; const char *name; } kx[] = {{&o->kx_node1, "crd_kx_node1"}, {&o->kx_pres, "crd_kx_pres"},
-      {&o->kx_elem, "crd_kx_elem"}, {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"},
-      {&o->kx_elem_split, "crd_kx_elem_split"}};
+      {&o->kx_node2, "crd_kx_node2"}, {&o->kx_reduce, "crd_kx_reduce"}};
   for (size_t i = 0; i < sizeof kx / sizeof *kx; ++i) {
     *kx[i].k = clCreateKernel(o->prog, kx[i].name, &err);
     OCL(err, kx[i].name);
@@ -257,7 +258,8 @@ static int upload_model(ocl *o, const crd_problem *pb)
       (rc = mk(o, sizeof(int) * (size_t)(pb->neq + 1), fptr, &o->fptr, "force gather map")) ||
       (rc = mk(o, sizeof(int) * (size_t)(fptr[pb->neq] + 1), fidx, &o->fidx, "force gather map")) ||
       (rc = mk(o, sizeof(int) * (size_t)(o->nnz + 1), kptr, &o->kptr, "matrix gather map")) ||
-      (rc = mk(o, sizeof(int) * (size_t)(kptr[o->nnz] + 1), kidx, &o->kidx, "matrix gather map")))
+      (rc = mk(o, sizeof(int) * (size_t)(kptr[o->nnz] + 1), kidx, &o->kidx, "matrix gather map")) ||
+      (rc = mk(o, sizeof(int), &o->ne, &o->first_bad, "element status")))
     goto out;
   struct { cl_mem *m; size_t bytes; const char *what; } bufs[] = {
       {&o->d, 3 * nn * sizeof(double), "d"},      {&o->p, 3 * nn * sizeof(double), "p"},
@@ -274,7 +276,7 @@ static int upload_model(ocl *o, const crd_problem *pb)
   /* E (400 doubles per element) only when an implicit step asks for it */
 out:
   free(mat); free(fptr); free(fidx); free(kptr); free(kidx);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 /* ---- evaluation ------------------------------------------------------- */
@@ -350,7 +352,7 @@ static int choose_split(ocl *o, cl_device_id dev, const char *dname)
   }
   size_t lim = 0;
   clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof lim, &lim, NULL);
-  cl_kernel ks[] = {o->k_static_split, o->k_mid_split, o->kx_elem_split};
+  cl_kernel ks[] = {o->k_static_split, o->k_mid_split};
   for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i) {
     size_t kw = 0;
     clGetKernelWorkGroupInfo(ks[i], dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kw, &kw, NULL);
@@ -374,7 +376,7 @@ static int ocl_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, dou
   int nei = o->ne;
   ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d);
   ARG(k, 6, o->p); ARG(k, 7, o->l); ARG(k, 8, o->mat); ARG(k, 9, o->fe); ARG(k, 10, o->ke); ARG(k, 11, o->ue);
-  ARG(k, 12, o->kind);
+  ARG(k, 12, o->kind); ARG(k, 13, o->first_bad);
   CRD_CALL(elems(o, k));
   CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fe, o->F));
   if (want_K) CRD_CALL(gather(o, o->nnz, o->kptr, o->kidx, o->ke, o->K));
@@ -423,8 +425,8 @@ static int ocl_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   ARG(k, 0, nei); ARG(k, 1, want_K); ARG(k, 2, o->quads); ARG(k, 3, o->x); ARG(k, 4, o->p0); ARG(k, 5, o->d0);
   ARG(k, 6, o->pa); ARG(k, 7, o->d); ARG(k, 8, o->p); ARG(k, 9, o->df); ARG(k, 10, o->pf); ARG(k, 11, o->am);
   ARG(k, 12, o->wam); ARG(k, 13, o->Bs); ARG(k, 14, o->l); ARG(k, 15, o->C); ARG(k, 16, o->mat);
-  ARG(k, 17, cf); ARG(k, 18, cm); ARG(k, 19, o->fe); ARG(k, 20, o->fin); ARG(k, 21, o->ke); ARG(k, 22, E);
-  ARG(k, 23, o->ue); ARG(k, 24, o->kind); ARG(k, 25, xi);
+  ARG(k, 17, cf); ARG(k, 18, cm); ARG(k, 19, xi); ARG(k, 20, o->fe); ARG(k, 21, o->fin); ARG(k, 22, o->ke);
+  ARG(k, 23, E); ARG(k, 24, o->ue); ARG(k, 25, o->kind); ARG(k, 26, o->first_bad);
   CRD_CALL(elems(o, k));
   CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fe, o->F));
   CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fin, o->Fin));
@@ -529,7 +531,7 @@ static int ocl_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su
     rc = ex_start_state(o, su);
   free(lptr); free(lidx);
   if (rc) ex_release(o);
-  return rc ? crd_err_trace(rc, __FILE__, __LINE__, __func__) : 0;
+  return rc ? CRD_TRACE(rc) : 0;
 }
 
 static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
@@ -554,24 +556,25 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   if (np > 0) CRD_CALL(put(o, o->ex.pres, sizeof(double) * (size_t)k * np, in->pres, "write prescribed values"));
   int st0[2] = {2147483647, 2147483647};
   OCL(clEnqueueWriteBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st0, st0, 0, NULL, NULL), "write status");
-  int nn = o->nn, ne = o->ne, nw = o->ex.nw, j = 0, last = 0;
+  OCL(clEnqueueWriteBuffer(o->q, o->first_bad, CL_TRUE, 0, sizeof(int), &o->ne, 0, NULL, NULL), "write status");
+  int nn = o->nn, ne = o->ne, nw = o->ex.nw, j = 0, last = 0, want_k = 0;
   double dt = o->ex.dt, s = o->ex.s;
-  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->split ? o->kx_elem_split : o->kx_elem, k2 = o->kx_node2,
+  cl_kernel k1 = o->kx_node1, kp = o->kx_pres, ke = o->split ? o->k_static_split : o->k_static, k2 = o->kx_node2,
             kr = o->kx_reduce;
   ARG(k1, 0, nn); ARG(k1, 2, dt); ARG(k1, 3, o->ex.eq); ARG(k1, 4, o->ex.locked); ARG(k1, 5, o->d);
   ARG(k1, 6, o->p); ARG(k1, 7, o->l); ARG(k1, 8, o->ex.v); ARG(k1, 9, o->ex.w); ARG(k1, 10, o->ex.a);
   ARG(k1, 11, o->ex.wa); ARG(k1, 12, o->ex.vh); ARG(k1, 13, o->ex.wh); ARG(k1, 14, o->ex.dprev);
   ARG(k1, 15, o->ex.status);
   ARG(kp, 0, np); ARG(kp, 2, o->ex.pres_idx); ARG(kp, 3, o->ex.pres); ARG(kp, 4, o->d); ARG(kp, 5, o->ex.status);
-  ARG(ke, 0, ne); ARG(ke, 2, o->quads); ARG(ke, 3, o->x); ARG(ke, 4, o->p0); ARG(ke, 5, o->d); ARG(ke, 6, o->p);
-  ARG(ke, 7, o->l); ARG(ke, 8, o->mat); ARG(ke, 9, o->fe); ARG(ke, 10, o->ke); ARG(ke, 11, o->ue);
-  ARG(ke, 12, o->kind); ARG(ke, 13, o->ex.status);
-  ARG(k2, 0, nn); ARG(k2, 2, dt); ARG(k2, 3, s); ARG(k2, 4, nl); ARG(k2, 5, o->ex.eq); ARG(k2, 6, o->fptr);
-  ARG(k2, 7, o->fidx); ARG(k2, 8, o->fe); ARG(k2, 9, o->ex.lptr); ARG(k2, 10, o->ex.lidx); ARG(k2, 11, o->ex.l_load);
-  ARG(k2, 12, o->ex.l_a); ARG(k2, 13, o->ex.l_b); ARG(k2, 14, o->ex.fac); ARG(k2, 15, o->ex.mlump);
-  ARG(k2, 16, o->ex.plump); ARG(k2, 17, o->x); ARG(k2, 18, o->d); ARG(k2, 19, o->p); ARG(k2, 20, o->l);
-  ARG(k2, 21, o->ex.v); ARG(k2, 22, o->ex.w); ARG(k2, 23, o->ex.a); ARG(k2, 24, o->ex.wa); ARG(k2, 25, o->ex.vh);
-  ARG(k2, 26, o->ex.wh); ARG(k2, 27, o->ex.contrib); ARG(k2, 28, o->ex.status);
+  ARG(ke, 0, ne); ARG(ke, 1, want_k); ARG(ke, 2, o->quads); ARG(ke, 3, o->x); ARG(ke, 4, o->p0); ARG(ke, 5, o->d);
+  ARG(ke, 6, o->p); ARG(ke, 7, o->l); ARG(ke, 8, o->mat); ARG(ke, 9, o->fe); ARG(ke, 10, o->ke);
+  ARG(ke, 11, o->ue); ARG(ke, 12, o->kind); ARG(ke, 13, o->first_bad);
+  ARG(k2, 0, nn); ARG(k2, 1, ne); ARG(k2, 3, dt); ARG(k2, 4, s); ARG(k2, 5, nl); ARG(k2, 6, o->ex.eq);
+  ARG(k2, 7, o->F); ARG(k2, 8, o->ex.lptr); ARG(k2, 9, o->ex.lidx); ARG(k2, 10, o->ex.l_load);
+  ARG(k2, 11, o->ex.l_a); ARG(k2, 12, o->ex.l_b); ARG(k2, 13, o->ex.fac); ARG(k2, 14, o->ex.mlump);
+  ARG(k2, 15, o->ex.plump); ARG(k2, 16, o->x); ARG(k2, 17, o->d); ARG(k2, 18, o->p); ARG(k2, 19, o->l);
+  ARG(k2, 20, o->ex.v); ARG(k2, 21, o->ex.w); ARG(k2, 22, o->ex.a); ARG(k2, 23, o->ex.wa); ARG(k2, 24, o->ex.vh);
+  ARG(k2, 25, o->ex.wh); ARG(k2, 26, o->ex.contrib); ARG(k2, 27, o->first_bad); ARG(k2, 28, o->ex.status);
   ARG(kr, 0, nn); ARG(kr, 1, ne); ARG(kr, 2, nw); ARG(kr, 5, nl); ARG(kr, 6, o->ex.w_idx); ARG(kr, 7, o->ex.w_load);
   ARG(kr, 8, o->ex.w_a); ARG(kr, 9, o->ex.w_b); ARG(kr, 10, o->ex.facw); ARG(kr, 11, o->d); ARG(kr, 12, o->ex.dprev);
   ARG(kr, 13, o->ex.contrib); ARG(kr, 14, o->ue); ARG(kr, 15, o->ex.acc); ARG(kr, 16, o->ex.status);
@@ -579,10 +582,11 @@ static int ocl_ex_steps(crd_backend *be, const crd_ex_steps_in *in)
   size_t one = 1, lel = o->split ? (size_t)o->split : 1, gel = (size_t)ne * lel;
   for (j = 0; j < k; ++j) {
     last = j == k - 1;
-    ARG(k1, 1, j); ARG(kp, 1, j); ARG(ke, 1, j); ARG(k2, 1, j); ARG(kr, 3, j); ARG(kr, 4, last);
+    ARG(k1, 1, j); ARG(kp, 1, j); ARG(k2, 2, j); ARG(kr, 3, j); ARG(kr, 4, last);
     OCL(clEnqueueNDRangeKernel(o->q, k1, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
     if (np > 0) OCL(clEnqueueNDRangeKernel(o->q, kp, 1, NULL, &gp, &lws, 0, NULL, NULL), "prescribed kernel");
     OCL(clEnqueueNDRangeKernel(o->q, ke, 1, NULL, &gel, &lel, 0, NULL, NULL), "explicit element kernel");
+    CRD_CALL(gather(o, o->neq, o->fptr, o->fidx, o->fe, o->F));
     OCL(clEnqueueNDRangeKernel(o->q, k2, 1, NULL, &gn, &lws, 0, NULL, NULL), "explicit node kernel");
     OCL(clEnqueueNDRangeKernel(o->q, kr, 1, NULL, &one, &one, 0, NULL, NULL), "explicit reduction kernel");
   }
@@ -621,21 +625,10 @@ static int ocl_ex_measure(crd_backend *be, crd_ex_measure *out)
   }
   OCL(clEnqueueReadBuffer(o->q, o->ex.status, CL_TRUE, 0, sizeof st, st, 0, NULL, NULL), "read status");
   OCL(clEnqueueReadBuffer(o->q, o->ex.acc, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL), "read measures");
-  out->wext = acc[0];
-  out->kinetic = acc[1];
-  for (int c = 0; c < 3; ++c) {
-    out->L[c] = acc[2 + c];
-    out->J[c] = acc[5 + c];
-  }
-  out->strain = acc[8];
-  out->bad_node = st[2];
-  out->bad_step = out->bad_elem = out->bad_kind = -1;
-  if (st[0] != 2147483647) {
-    out->bad_step = st[0];
-    out->bad_elem = st[1];
-    OCL(clEnqueueReadBuffer(o->q, o->kind, CL_TRUE, sizeof(int) * (size_t)st[1], sizeof(int), &out->bad_kind, 0,
-                            NULL, NULL), "read element status");
-  }
+  crd_ex_measure_unpack(acc, st, out);
+  if (out->bad_step >= 0)
+    OCL(clEnqueueReadBuffer(o->q, o->kind, CL_TRUE, sizeof(int) * (size_t)out->bad_elem, sizeof(int),
+                            &out->bad_kind, 0, NULL, NULL), "read element status");
   return 0;
 }
 
@@ -724,7 +717,7 @@ int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
   return 0;
 fail:
   ocl_free(o);
-  return crd_err_trace(rc, __FILE__, __LINE__, __func__);
+  return CRD_TRACE(rc);
 }
 
 /* not for auto: on the machines it runs on (PoCL on the CPU) the CPU
