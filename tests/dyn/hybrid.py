@@ -18,24 +18,7 @@ profiling/ (hybrid.sh), not here.
 usage: hybrid.py CRDYN"""
 import bisect, csv, json, math, os, subprocess, sys, tempfile
 
-here = os.path.dirname(os.path.abspath(__file__))
-cases = os.path.join(here, "..", "..", "cases")
-n = 0
-
-
-def tap(ok, msg):
-    global n
-    n += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n, msg))
-
-
-def run(crdyn, tmp, case, tag):
-    p = os.path.join(tmp, tag + ".json")
-    json.dump(case, open(p, "w"))
-    out = os.path.join(tmp, tag)
-    subprocess.run([crdyn, "run", p, "--out", out, "--quiet"], check=True)
-    rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(os.path.join(out, "history.csv")))]
-    return rows, json.load(open(os.path.join(out, "summary.json")))
+from dynrun import CASES as cases, plan, run, tap
 
 
 def strip(thickness, pulse, force, stage):
@@ -140,7 +123,7 @@ def main():
         thin_strip(crdyn, tmp)
         thick_strip(crdyn, tmp)
         flying_plate(crdyn, tmp)
-    print("1..%d" % n)
+    plan()
 
 
 if __name__ == "__main__":
