@@ -9,6 +9,7 @@
 
 #include "tap.h"
 #include "crdyn/error.h"
+#include "crdyn/loads.h"
 #include "crdyn/model.h"
 
 static char jbuf[16384];

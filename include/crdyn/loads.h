@@ -33,6 +33,9 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
  * with the same factor at the three times (the work of such loads is
  * F . du, whatever time in the step a scheme takes them at). */
 int crd_loads_steady(const crd_problem *pb, double t0, double tm, double t1);
+/* An amplitude table's factor at time t (linear between its points, held
+ * outside them): `dflt` where the load has no table. */
+double crd_amplitude_eval(const crd_amplitude *a, double t, double dflt);
 /* The first time point of an amplitude table (of a load or a prescribed
  * support) more than `margin` after t; INFINITY where there is none. */
 double crd_loads_next_break(const crd_model *m, double t, double margin);

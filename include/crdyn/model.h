@@ -193,7 +193,5 @@ void crd_model_destroy(crd_model **model);
 
 /* Look up a set by name; -1 if absent. */
 int crd_model_find_set(const crd_model *m, const char *name);
-/* Amplitude factor at time t: default `dflt` when there is no table. */
-double crd_amplitude_eval(const crd_amplitude *a, double t, double dflt);
 
 #endif

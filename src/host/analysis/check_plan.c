@@ -84,11 +84,11 @@ static int print_stages(const crd_run *r)
       printf(" (%s; stable estimate %.6g at the initial state)", st->dt_auto ? "auto" : "given", dt_stable);
     int adaptive = st->integrator != CRD_INT_EXPLICIT && st->dt_auto;
     if (is_auto)
-      printf(" (the largest implicit step; explicit stretches at %.6g, %g of the stable estimate at the initial "
-             "state; the integrator chosen during the run, %s)", st->safety * dt_stable, st->safety,
+      printf(" (explicit stretches at %.6g, %g of the stable estimate at the initial state, and implicit ones; "
+             "the integrator chosen during the run, %s)", st->safety * dt_stable, st->safety,
              st->newton_cost > 0 ? "costs fixed by newton_cost" : "costs measured");
     if (adaptive)
-      printf(" (auto, the largest; error tolerance %g, dt from %.6g), at least %.0f steps (the error estimate decides), "
+      printf(" (implicit dt auto, the largest; error tolerance %g, dt from %.6g), at least %.0f steps (the error estimate decides), "
              "%s%.0f history rows, %s%.0f frames\n", st->error_tolerance, st->dt_min, n,
              o->history_dt > 0 ? "" : "at least ", c.rows, o->vtk_dt > 0 ? "" : "at least ", c.frames);
     else

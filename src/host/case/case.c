@@ -828,17 +828,3 @@ int crd_model_find_set(const crd_model *m, const char *name)
   return -1;
 }
 
-double crd_amplitude_eval(const crd_amplitude *a, double t, double dflt)
-{
-  if (!a || a->n <= 0) return dflt;
-  int lo = 0, hi = a->n - 1;
-  if (t <= a->t[0]) return a->a[0];
-  if (t >= a->t[hi]) return a->a[hi];
-  while (hi - lo > 1) {                                     /* t[lo] < t < t[hi] */
-    int mid = (lo + hi) / 2;
-    if (t < a->t[mid]) hi = mid;
-    else lo = mid;
-  }
-  double s = (t - a->t[lo]) / (a->t[hi] - a->t[lo]);
-  return a->a[lo] + s * (a->a[hi] - a->a[lo]);
-}

@@ -262,6 +262,21 @@ double crd_loads_work(const crd_loads *L, const crd_problem *pb, double t0, doub
   return W;
 }
 
+double crd_amplitude_eval(const crd_amplitude *a, double t, double dflt)
+{
+  if (!a || a->n <= 0) return dflt;
+  int lo = 0, hi = a->n - 1;
+  if (t <= a->t[0]) return a->a[0];
+  if (t >= a->t[hi]) return a->a[hi];
+  while (hi - lo > 1) {                                     /* t[lo] < t < t[hi] */
+    int mid = (lo + hi) / 2;
+    if (t < a->t[mid]) hi = mid;
+    else lo = mid;
+  }
+  double s = (t - a->t[lo]) / (a->t[hi] - a->t[lo]);
+  return a->a[lo] + s * (a->a[hi] - a->a[lo]);
+}
+
 static double amp_next(const crd_amplitude *a, double t, double margin)
 {
   for (int i = 0; i < a->n; ++i)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crdyn/backend.h"
+#include "crdyn/loads.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/error.h"
 #include "crdyn/explicit_node.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crdyn/error.h"
+#include "crdyn/loads.h"
 #include "crdyn/rigid.h"
 #include "crdyn/rigid_body.h"
 

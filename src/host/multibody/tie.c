@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crdyn/director.h"
+#include "crdyn/loads.h"
 #include "crdyn/dualquat.h"
 #include "crdyn/error.h"
 #include "crdyn/rigid_body.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "crdyn/director.h"
+#include "crdyn/loads.h"
 #include "crdyn/dualquat.h"
 #include "crdyn/model.h"
 #include "crdyn/rigid_body.h"
