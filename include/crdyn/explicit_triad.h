@@ -110,6 +110,20 @@ CRD_HD void crd_ext_omega(const double *E, const double *Jb, double s, const dou
   crd_ext_solve3(J, pi, om);
 }
 
+/* om and om' = J^-1 (m - om x pi) from pi = J om and pi' = m: with
+ * J = R J_b R^T and R' = [om x] R, J' = [om x] J - J [om x], so
+ * pi' = J om' + om x (J om) - J (om x om) = J om' + om x pi (Euler). */
+CRD_HD void crd_ext_omega_dot(const double *E, const double *Jb, double s, const double *pi, const double *m,
+                              double *om, double *omd)
+{
+  double J[9], g[3], r[3];
+  crd_ext_spatial(E, Jb, s, J);
+  crd_ext_solve3(J, pi, om);
+  crd_cross3(om, pi, g);
+  for (int c = 0; c < 3; ++c) r[c] = m[c] - g[c];
+  crd_ext_solve3(J, r, omd);
+}
+
 /* The drift: E <- exp(dt om_h) E with om_h = J(E_mid)^-1 pi, E_mid =
  * exp(dt/2 om_h) E (fixed-point iteration from om_h = J(E)^-1 pi, to
  * round-off: the map contracts by about dt |om|).  Returns the

@@ -43,10 +43,8 @@ static void normal_rates(crd_dyn *dy, const crd_problem *pb, double s, int k)
 {
   int i = pb->tr->node[k];
   const double *E = pb->tr->E + 9 * k, *p = pb->p + 3 * i, *om = dy->tom + 3 * k;
-  double g[3], r[3], al[3], t[3], u[3];
-  crd_cross3(om, dy->tpi + 3 * k, g);
-  for (int c = 0; c < 3; ++c) r[c] = dy->tm[3 * k + c] - g[c];
-  crd_ext_omega(E, dy->tJb + 9 * k, s, r, al);
+  double om2[3], al[3], t[3], u[3];
+  crd_ext_omega_dot(E, dy->tJb + 9 * k, s, dy->tpi + 3 * k, dy->tm + 3 * k, om2, al);
   crd_cross3(om, p, dy->w + 3 * i);
   crd_cross3(al, p, t);
   crd_cross3(om, dy->w + 3 * i, u);

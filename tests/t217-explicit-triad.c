@@ -3,7 +3,8 @@
  * small rotations (F . dtheta = m . phi), the inertia J = sum P (I - r r^T)
  * against the corners' director energies, the 3x3 solve, and the drift:
  * pi unchanged, time-reversible, second order against a fine reference,
- * and a free rigid rotation's energy kept to O(dt^2).  Each check has a
+ * a free rigid rotation's energy kept to O(dt^2), and Euler's om' against
+ * differences.  Each check has a
  * broken counterpart next to it that it must catch. */
 #include <string.h>
 #include "tap.h"
@@ -163,6 +164,40 @@ static void check_drift(void)
   T_OK(rb > 1e-6, "broken: the rotation at the start's inertia is refused by the reversibility check (%.2e)", rb);
 }
 
+/* om' = J^-1 (m - om x pi) against central differences of om(t) =
+ * J(R(t))^-1 pi(t) along a motion R(t) = exp(t om) R, pi(t) = pi + t m
+ * (the rotation's rate at t = 0 is om).  Broken: the gyroscopic term
+ * left out. */
+static void check_omega_dot(void)
+{
+  double Jb[9] = {1.0, 0.1, 0.0, 0.1, 2.0, 0.2, 0.0, 0.2, 3.5}, E[9], pi[3] = {0.7, -1.1, 2.3}, m[3] = {0.3, 0.2, -0.4};
+  double om[3], omd[3], e = 1e-5, fd[3], err = 0.0, errb = 0.0;
+  random_triad(E);
+  crd_ext_omega_dot(E, Jb, 2.0, pi, m, om, omd);
+  double Ep[9], Em[9], pp[3], pm[3], ph[3], op[3], omn[3];
+  memcpy(Ep, E, sizeof Ep);
+  memcpy(Em, E, sizeof Em);
+  for (int c = 0; c < 3; ++c) ph[c] = e * om[c], pp[c] = pi[c] + e * m[c], pm[c] = pi[c] - e * m[c];
+  crd_ext_rotate(ph, Ep);
+  for (int c = 0; c < 3; ++c) ph[c] = -ph[c];
+  crd_ext_rotate(ph, Em);
+  crd_ext_omega(Ep, Jb, 2.0, pp, op);
+  crd_ext_omega(Em, Jb, 2.0, pm, omn);
+  double J[9], b[3], ob[3];
+  crd_ext_spatial(E, Jb, 2.0, J);
+  crd_ext_solve3(J, m, ob); /* broken: J^-1 m */
+  for (int c = 0; c < 3; ++c) {
+    fd[c] = (op[c] - omn[c]) / (2 * e);
+    b[c] = ob[c];
+  }
+  for (int c = 0; c < 3; ++c) {
+    err = fmax(err, fabs(fd[c] - omd[c]) / crd_norm3(fd));
+    errb = fmax(errb, fabs(fd[c] - b[c]) / crd_norm3(fd));
+  }
+  T_OK(err < 1e-8, "om' = J^-1 (m - om x pi) against differences of J(R(t))^-1 pi(t) (%.2e)", err);
+  T_OK(errb > 1e-2, "broken: om' = J^-1 m refused (%.2e)", errb);
+}
+
 int main(void)
 {
   srand(216);
@@ -170,5 +205,6 @@ int main(void)
   check_inertia();
   check_solve();
   check_drift();
+  check_omega_dot();
   return T_DONE();
 }
