@@ -29,6 +29,10 @@ typedef struct crd_dyn {
   double *v, *a;      /* 3*nn: translational velocity, acceleration */
   double *w, *wa;     /* 3*nn: p' and p'' */
   double *a_prev, *wa_prev; /* 3*nn: implicit dt "auto": a and p'' at the start of the last accepted step */
+  /* intersection nodes (triads.h), explicit stages only (explicit_triad.h) */
+  double *tJb;        /* 9*ntriads: the triad's inertia in its own axes (rotational mass scaling not included) */
+  double *tpi, *tom;  /* 3*ntriads: spatial angular momentum pi = J om and angular velocity om */
+  double *tm;         /* 3*ntriads: the moment of the residual at the node's chart equations */
   double t;           /* current time */
   int step;           /* accepted steps over all stages */
   double kinetic, strain, L[3], J[3];  /* of the current state (rigid bodies included) */
@@ -136,6 +140,22 @@ void crd_dyn_test_energy(const crd_run *r, int step, crd_dyn *dy, const crd_prob
  * round-off), at most CRD_MAX_STAGE_STEPS (model.h): the loader refuses a
  * given dt that needs more, the explicit stage an estimated one. */
 static inline int crd_stage_steps(double length, double dt) { return (int)ceil(length / dt - 1e-9); }
+
+/* Intersection nodes in the explicit step (explicit_triads.c,
+ * explicit_triad.h): the inertia J_b of each triad from its corners'
+ * director inertia (crd_dyn_create calls it where pb->tr); the initial
+ * angular velocity om0 (NULL: the current one) with pi = J om at the
+ * rotational mass scaling s; the moments m = M^T (Fe - Fi) at
+ * the chart equations; a kick pi += h m (om and the node's w = om x p,
+ * wa = om' x p + om x (om x p) with om' = J^-1 (m - om x pi) after it); the
+ * drift of the triads by dt (crd_ext_drift); and the triads' share of the
+ * measures (K += om . pi / 2, J += pi). */
+int crd_ex_triads_create(crd_dyn *dy, const crd_problem *pb);
+void crd_ex_triads_initial(crd_dyn *dy, const crd_problem *pb, double s, const double *om0);
+void crd_ex_triads_moments(crd_dyn *dy, const crd_problem *pb, const double *Fe, const double *Fi);
+void crd_ex_triads_kick(crd_dyn *dy, const crd_problem *pb, double s, double h);
+void crd_ex_triads_drift(const crd_dyn *dy, crd_problem *pb, double s, double dt);
+void crd_ex_triads_measure(const crd_dyn *dy, const crd_problem *pb, double *K, double *J);
 
 /* One stage each; they advance dy->t to st->t_end, recording history rows. */
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);

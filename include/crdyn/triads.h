@@ -77,6 +77,10 @@ int crd_triads_eval(struct crd_problem *pb, int want_K, int *bad);
  * conditioned, and pb->p of the node rotated with it. */
 void crd_triads_update(struct crd_problem *pb, const double *du, double s);
 
+/* Triad k set to E (a rotation: the explicit step's drift), its chart
+ * switched as in crd_triads_update and pb->p of its node with it. */
+void crd_triads_set(struct crd_problem *pb, int k, const double *E);
+
 /* A dead moment M (global) at triad node k: F[theta] += W^T M (its work
  * rate is M . om, om = W theta'), and with want_K the symmetric part of
  * its load stiffness taken from pb->K (as at a smooth node, loads.h). */

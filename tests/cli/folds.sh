@@ -6,7 +6,8 @@
 # nodes and the crease_angle that would merge their patches; the cylinder
 # runs as a smooth surface (no note) once crease_angle is above its 45
 # degrees, and not just below.  What intersection nodes do not support yet
-# is refused with the nodes named: dynamic and modal analyses, the device
+# is refused with the nodes named: implicit and auto dynamic stages (explicit
+# stages run), checkpoints of dynamic runs, modal analyses, the device
 # backends (auto keeps the cpu), a partial rotational support at the node.
 # POSIX sh, TAP.  $CRDYN: the binary (default ./build/crdyn).
 CRDYN=${CRDYN:-./build/crdyn}
@@ -87,7 +88,15 @@ fold '{"type": "modal", "modes": 2}' >"$T/modal.json"
 refused "a modal analysis with intersection nodes: refused" "$T/modal.json" \
   "2 intersection node(s) of a folded or branched shell (node 2, node 5" "not supported in modal analyses"
 fold '{"type": "dynamic", "stages": [{"integrator": "implicit", "t_end": 0.01, "dt": 0.001}]}' >"$T/dyn.json"
-refused "a dynamic analysis with intersection nodes: refused" "$T/dyn.json" "not supported in dynamic analyses"
+refused "an implicit dynamic stage with intersection nodes: refused" "$T/dyn.json" \
+  '$.analysis.stages[0] (implicit): implicit dynamics with intersection nodes: not yet (2 intersection node(s): node 2, node 5)'
+fold '{"type": "dynamic", "stages": [{"integrator": "explicit", "t_end": 0.001, "dt": "auto"}, {"integrator": "auto", "t_end": 0.01, "dt": "auto"}]}' >"$T/dynauto.json"
+refused "an auto dynamic stage after an explicit one: refused" "$T/dynauto.json" \
+  '$.analysis.stages[1] (auto): implicit dynamics with intersection nodes: not yet'
+fold '{"type": "dynamic", "stages": [{"integrator": "explicit", "t_end": 0.002, "dt": "auto"}]}' >"$T/dynex.json"
+runs "an explicit dynamic stage with intersection nodes: runs" "$T/dynex.json" "2 intersection node(s) (node 2, node 5)"
+sed 's/"analysis"/"output": {"checkpoint_every": 10}, "analysis"/' "$T/dynex.json" >"$T/dynck.json"
+refused "the same with checkpoints: refused" "$T/dynck.json" "checkpoints and restarts of a shell with intersection nodes: not yet"
 for be in opencl cuda; do # refused before any device is looked for
   "$CRDYN" run "$T/fold.json" --out "$T/out" --quiet --backend $be >/dev/null 2>"$T/err"; rc=$?
   if [ $rc -ne 0 ] && grep -q "not supported in the $be backend" "$T/err" && [ ! -e "$T/out/history.csv" ]; then

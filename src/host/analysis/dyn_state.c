@@ -8,6 +8,7 @@
 #include "crdyn/error.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
+#include "crdyn/triads.h"
 #include "crdyn/explicit_node.h" /* crd_exn_measure: shared with the device loops */
 
 /* The element's initial local coordinates (the frame of the initial state). */
@@ -50,6 +51,13 @@ int crd_dyn_create(const crd_problem *pb, crd_dyn **out)
     }
   }
   dy->rot_mass_scaling = 1.0;
+  if (pb->tr) {
+    int rc = crd_ex_triads_create(dy, pb);
+    if (rc) {
+      crd_dyn_destroy(&dy);
+      return CRD_TRACE(rc);
+    }
+  }
   *out = dy;
   return 0;
 }
@@ -59,6 +67,7 @@ void crd_dyn_destroy(crd_dyn **pdy)
   crd_dyn *dy = *pdy;
   if (!dy) return;
   free(dy->C); free(dy->mlump); free(dy->plump); free(dy->v); free(dy->a); free(dy->w); free(dy->wa); free(dy->a_prev); free(dy->wa_prev);
+  free(dy->tJb); free(dy->tpi); free(dy->tom); free(dy->tm);
   free(dy);
   *pdy = NULL;
 }
@@ -68,6 +77,10 @@ void crd_dyn_set_initial(crd_dyn *dy, const crd_problem *pb)
   const crd_initial *in = &pb->m->initial;
   memset(dy->v, 0, 3 * sizeof(double) * (size_t)pb->nn);
   memset(dy->w, 0, 3 * sizeof(double) * (size_t)pb->nn);
+  if (pb->tr) {
+    double zero[3] = {0.0, 0.0, 0.0};
+    crd_ex_triads_initial(dy, pb, dy->rot_mass_scaling, in->has_velocity ? in->angular_velocity : zero);
+  }
   if (!in->has_velocity) return;
   for (int i = 0; i < pb->nn; ++i) {
     double r[3], wr[3], wp[3];
@@ -143,6 +156,7 @@ void crd_dyn_constrain(crd_dyn *dy, const crd_problem *pb)
         for (int k = 0; k < pb->npres; ++k) presc |= pb->pres[k].node == i && pb->pres[k].comp == c;
         if (!presc) dy->v[3 * i + c] = dy->a[3 * i + c] = 0.0;
       }
+    if (pb->tr && pb->tr->of[i] >= 0) continue; /* the triad's rates: explicit_triads.c */
     double V[2], A[2], A1[6], A2[3];
     crd_dyn_pair(pb, i, dy->w + 3 * i, V);
     crd_dyn_pair(pb, i, dy->wa + 3 * i, A);
@@ -165,13 +179,15 @@ void crd_dyn_measure_lumped(crd_dyn *dy, const crd_problem *pb, double rot_scale
   for (int i = 0; i < pb->nn; ++i) {
     double x[3], o[7];
     for (int c = 0; c < 3; ++c) x[c] = pb->m->x[3 * i + c] + pb->d[3 * i + c];
-    crd_exn_measure(dy->mlump[i], rot_scale * dy->plump[i], x, dy->v + 3 * i, pb->p + 3 * i, dy->w + 3 * i, o);
+    double P = (pb->tr && pb->tr->of[i] >= 0) ? 0.0 : rot_scale * dy->plump[i]; /* a triad's: below */
+    crd_exn_measure(dy->mlump[i], P, x, dy->v + 3 * i, pb->p + 3 * i, dy->w + 3 * i, o);
     K += o[0];
     for (int c = 0; c < 3; ++c) {
       L[c] += o[1 + c];
       J[c] += o[4 + c];
     }
   }
+  if (pb->tr) crd_ex_triads_measure(dy, pb, &K, J);
   crd_ties_measure(dy->ties, &K, L, J); /* the bodies' own mass (the tied nodes' is above) */
   dy->kinetic = K;
   memcpy(dy->L, L, sizeof L);

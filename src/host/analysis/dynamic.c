@@ -34,6 +34,8 @@ int crd_dynamic_run(crd_run *r)
     crd_problem_set_prescribed(pb, 0.0, 0);
     if ((rc = crd_problem_eval(pb, 0, F, &U))) goto out;
     dy->strain = U;
+    if (pb->tr && an->nstages > 0) /* the triads' spin at the first stage's rotational mass scaling */
+      crd_ex_triads_initial(dy, pb, an->stages[0].mass_scaling > 0 ? an->stages[0].mass_scaling : 1.0, NULL);
     if (an->nstages > 0 && an->stages[0].integrator != CRD_INT_IMPLICIT) /* auto stages start explicit */
       crd_dyn_measure_lumped(dy, pb, an->stages[0].mass_scaling);
     else

@@ -13,7 +13,13 @@
  * its components in whichever pair the node has next are consistent.
  *   v_{n+1} = v_{n+1/2} + dt/2 a_{n+1}.
  * Energies and momenta of explicit steps use the lumped mass, the one the
- * scheme conserves (linear momentum exactly). */
+ * scheme conserves (linear momentum exactly).
+ *
+ * Intersection nodes (triads.h): translations as above; the triad by a
+ * kick-drift-kick step of its spatial angular momentum with the lumped
+ * inertia of its corners and the moment M^T F of its chart force
+ * (explicit_triad.h, explicit_triads.c; docs/dynamics.md, "Intersection
+ * nodes in the explicit step"), on the host loop only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +35,7 @@
 #include "crdyn/shell_mass.h"
 #include "crdyn/tie.h"
 #include "crdyn/trace.h"
+#include "crdyn/triads.h"
 #include "crdyn/timer.h"
 
 /* Largest eigenvalue of M^-1 K for one element (lumped M, 20 DOFs) by power
@@ -68,7 +75,33 @@ static double element_lambda_max(const double *K, const double *Mt, const double
   return lam;
 }
 
-/* The largest eigenvalue bound of element e at the current state. */
+/* The normals element e sees (initial P0, current p) and the pairs l:
+ * the nodes' own, or at a corner on an intersection node its patch's
+ * normal rotated with the triad and the best pair of it. */
+static void element_normals(const crd_problem *pb, int e, double *P0, double *p, int *l)
+{
+  const crd_model *m = pb->m;
+  int fold = pb->tr && pb->tr->elem_of[e] >= 0;
+  if (fold) crd_triads_elem_normals(pb, e, P0, p);
+  for (int a = 0; a < 4; ++a) {
+    int nd = m->quads[4 * e + a];
+    if (!fold) {
+      memcpy(P0 + 3 * a, pb->p0 + 3 * nd, 3 * sizeof(double));
+      memcpy(p + 3 * a, pb->p + 3 * nd, 3 * sizeof(double));
+    }
+    l[a] = fold && pb->tr->of[nd] >= 0 ? crd_dir_choose(p + 3 * a) : pb->l[nd];
+  }
+}
+
+/* The largest eigenvalue bound of element e at the current state.  A
+ * corner on an intersection node is taken as a smooth director with its
+ * patch's normal r and the element's share P of the triad's inertia: that
+ * share, P (I - r r^T) on the angular velocity, is exactly a director's
+ * P |r'|^2 (explicit_triad.h), and the shares sum to the triad's J, so
+ * the assembled mesh is the elements constrained (each corner's r' =
+ * om x r) with the same mass and stiffness: the Rayleigh quotient of any
+ * mode of the mesh is at most the largest element one (Irons), as for
+ * smooth nodes. */
 static double element_lambda(const crd_dyn *dy, const crd_problem *pb, double rot_scale, int e)
 {
   const crd_model *m = pb->m;
@@ -77,15 +110,13 @@ static double element_lambda(const crd_dyn *dy, const crd_problem *pb, double ro
     int l[4];
     const double *C = dy->C + 16 * (size_t)e;
     const crd_section *s = &m->sections[m->elem_section[e]];
+    element_normals(pb, e, P0, p, l);
     for (int a = 0; a < 4; ++a) {
       int nd = m->quads[4 * e + a];
       for (int c = 0; c < 3; ++c) {
         X0[3 * a + c] = m->x[3 * nd + c];
-        P0[3 * a + c] = pb->p0[3 * nd + c];
         d[3 * a + c] = pb->d[3 * nd + c];
-        p[3 * a + c] = pb->p[3 * nd + c];
       }
-      l[a] = pb->l[nd];
       Mt[a] = C[4 * a] + C[4 * a + 1] + C[4 * a + 2] + C[4 * a + 3];
       double A1[6], P = rot_scale * s->thickness * s->thickness / 12.0 * Mt[a];
       crd_dir_A1(p + 3 * a, l[a], A1);
@@ -163,17 +194,23 @@ static int accelerations(crd_run *r, crd_dyn *dy, ex_work *x, double t, double s
   const crd_exn_accel_args ga = {.eq = pb->eq, .Fe = x->Fe, .Fi = x->Fi, .mlump = dy->mlump, .plump = dy->plump,
                                  .s = s, .p = pb->p, .ln = pb->l, .w_pred = w_pred, .a = dy->a, .wa = dy->wa};
   x->isa->exn_accel_range(0, pb->nn, &ga);
+  /* intersection nodes: their moments (the normal rates there are the
+   * triads', set by crd_ex_triads_kick / _initial) */
+  if (pb->tr) crd_ex_triads_moments(dy, pb, x->Fe, x->Fi);
   return 0;
 }
 
-/* Advance positions and normals by dt with the half-step rates. */
-static void advance(crd_problem *pb, ex_work *x, double dt, double t1)
+/* Advance positions and normals by dt with the half-step rates; the
+ * triads of intersection nodes by their drift (explicit_triad.h). */
+static void advance(const crd_dyn *dy, crd_problem *pb, ex_work *x, double dt, double t1, double s)
 {
   for (int i = 0; i < pb->nn; ++i) {
     int e5[5];
     for (int k = 0; k < 5; ++k) e5[k] = pb->eq[5 * i + k];
+    if (pb->tr && pb->tr->of[i] >= 0) e5[3] = e5[4] = -1; /* the triad turns below */
     crd_exn_advance(e5, dt, x->vh + 3 * i, pb->d + 3 * i, pb->p + 3 * i, pb->l[i], x->wh + 3 * i);
   }
+  if (pb->tr) crd_ex_triads_drift(dy, pb, s, dt);
   crd_problem_set_prescribed(pb, t1, 0);
   crd_problem_switch_pairs(pb);
 }
@@ -246,6 +283,7 @@ static int stage_start(const crd_ex_loop *lp, ex_work *x)
   /* rigid bodies and their tied nodes (tie.h): one rigid body each */
   crd_ties_ex_begin(dy->ties, pb, dy->mlump, dy->plump, lp->s, x->Fi, x->Fe, dy->t, 0);
   crd_ties_node_rates(dy->ties, pb, dy->v, dy->a, dy->w, dy->wa);
+  if (pb->tr) crd_ex_triads_initial(dy, pb, lp->s, NULL); /* pi = J om at this stage's scaling */
   crd_dyn_measure_lumped(dy, pb, lp->s);
   dy->cur.E_start = dy->kinetic + dy->strain - r->wext;
   dy->cur.E_scale = fmax(dy->kinetic + dy->strain, fabs(r->wext));
@@ -331,9 +369,10 @@ static int host_step(const crd_ex_loop *lp, ex_work *x, int n, int *stop)
     x->vh[k] = dy->v[k] + 0.5 * dt * dy->a[k];
     x->wh[k] = dy->w[k] + 0.5 * dt * dy->wa[k];
   }
+  if (pb->tr) crd_ex_triads_kick(dy, pb, lp->s, 0.5 * dt); /* pi_{n+1/2} */
   double t1 = (n == lp->nsteps) ? lp->st->t_end : lp->t0 + n * dt;
   CRD_RANGE_PUSH("explicit update");
-  advance(pb, x, dt, t1);
+  advance(dy, pb, x, dt, t1, lp->s);
   crd_ties_ex_move(dy->ties, pb, dt);
   CRD_RANGE_POP();
   /* rates predicted at t_{n+1} for f_m, then the accelerations there */
@@ -344,6 +383,7 @@ static int host_step(const crd_ex_loop *lp, ex_work *x, int n, int *stop)
     dy->v[k] = x->vh[k] + 0.5 * dt * dy->a[k];
     dy->w[k] = x->wh[k] + 0.5 * dt * dy->wa[k];
   }
+  if (pb->tr) crd_ex_triads_kick(dy, pb, lp->s, 0.5 * dt); /* pi_{n+1}, om and the triad nodes' w, wa */
   crd_ties_ex_finish(dy->ties, pb, x->Fi, x->Fe, t1, dt, dy->v, dy->a, dy->w, dy->wa);
   CRD_CALL(step_watchdogs(lp, t1));
   *stop = n < lp->nsteps && dy->hybrid && crd_hybrid_explicit_step(dy->hybrid, r, dy, dt);

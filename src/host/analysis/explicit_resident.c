@@ -98,6 +98,10 @@ int crd_explicit_resident_usable(const crd_run *r, char *why, size_t n)
     snprintf(why, n, "CRDYN_EXPLICIT_HOST=1");
     return 0;
   }
+  if (r->pb->tr) { /* explicit_triads.c */
+    snprintf(why, n, "the shell has intersection nodes (their triads step on the host)");
+    return 0;
+  }
   if (r->m->nbodies > 0) { /* ties (tie.h) advance bodies with their tied nodes on the host */
     snprintf(why, n, "the model has rigid bodies (their tied nodes step on the host)");
     return 0;

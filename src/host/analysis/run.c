@@ -378,6 +378,29 @@ static int choose_backend(crd_run *r, const char *be)
   return 0;
 }
 
+/* A dynamic analysis with intersection nodes: explicit stages only
+ * (explicit_triads.c), no checkpoints or restarts (the triads' state is
+ * not in the checkpoint yet). */
+static int check_triad_stages(const crd_run *r)
+{
+  const crd_model *m = r->m;
+  const crd_output *o = &m->output;
+  char list[160];
+  crd_triads_list(r->pb->tr, list, sizeof list);
+  for (int s = 0; s < m->analysis.nstages; ++s)
+    if (m->analysis.stages[s].integrator != CRD_INT_EXPLICIT)
+      return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.stages[%d] (%s): implicit dynamics with intersection "
+                     "nodes: not yet (%d intersection node(s): %s); explicit stages run them (docs/dynamics.md, "
+                     "\"Intersection nodes in the explicit step\")", m->case_path, s,
+                     m->analysis.stages[s].integrator == CRD_INT_IMPLICIT ? "implicit" : "auto", r->pb->tr->n,
+                     list);
+  if (r->opts->restart_path || o->checkpoint_every_steps > 0 || o->checkpoint_every_seconds > 0)
+    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: checkpoints and restarts of a shell with intersection nodes: not "
+                   "yet (the triads' state is not in the checkpoint); leave out checkpoint_every_steps, "
+                   "checkpoint_every_seconds and --restart", m->case_path);
+  return 0;
+}
+
 /* Intersection nodes (triads.h) run in static analyses of shells alone
  * (the CPU backend: crd_problem_set_backend); a note names them, since a
  * coarse mesh of a smooth surface can pass for folded. */
@@ -386,10 +409,9 @@ static int check_triads(const crd_run *r)
   const crd_problem *pb = r->pb;
   const crd_model *m = r->m;
   if (!pb->tr) return 0;
-  if (m->analysis.type != CRD_ANALYSIS_STATIC)
-    return crd_problem_refuse_triads(pb, m->analysis.type == CRD_ANALYSIS_DYNAMIC
-                                     ? "dynamic analyses (the triads' mass and inertia are not assembled yet)"
-                                     : "modal analyses (the triads' mass is not assembled yet)");
+  if (m->analysis.type == CRD_ANALYSIS_MODAL)
+    return crd_problem_refuse_triads(pb, "modal analyses (the triads' consistent mass is not assembled yet)");
+  if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) CRD_CALL(check_triad_stages(r));
   if (m->nbodies > 0) return crd_problem_refuse_triads(pb, "a model with rigid bodies");
   if (!r->opts->quiet) {
     char list[160];

@@ -31,6 +31,11 @@ static const crd_switch_info table[] = {
   {"CRDYN_TEST_TRIAD_C", CRD_SWITCH_TEST, "tilt",
    "corners at an intersection node outside its first patch see their normal turned by 0.2 degrees "
    "(tests/cli/fold_frame.sh)"},
+  {"CRDYN_TEST_TRIAD_MOMENT", CRD_SWITCH_TEST, "chart",
+   "the explicit step takes an intersection node's chart force as its moment, without the map M^T "
+   "(tests/cli/fold_dynamics.sh)"},
+  {"CRDYN_TEST_TRIAD_MEASURE", CRD_SWITCH_TEST, "no_spin",
+   "the angular momentum of the explicit step leaves out the triads' spin J om (tests/cli/fold_dynamics.sh)"},
 };
 #define NSWITCH ((int)(sizeof table / sizeof table[0]))
 

@@ -347,6 +347,25 @@ static void rotate_triad(const double *om, double *E)
   }
 }
 
+/* The chart of triad k after its triad moved: switched where another is
+ * much better conditioned (CRD_TRIAD_SWITCH), else the same (l, k) with
+ * the signs of the new triad. */
+static void rechart(crd_triads *tr, int k)
+{
+  const double *E = tr->E + 9 * k;
+  crd_triad_chart ch = tr->ch[k], best = crd_triad_choose(E);
+  if (crd_triad_measure(E, ch.l, ch.k) < CRD_TRIAD_SWITCH * crd_triad_measure(E, best.l, best.k)) tr->ch[k] = best;
+  else tr->ch[k] = crd_triad_chart_at(E, ch.l, ch.k);
+}
+
+void crd_triads_set(crd_problem *pb, int k, const double *E)
+{
+  crd_triads *tr = pb->tr;
+  memcpy(tr->E + 9 * k, E, 9 * sizeof(double));
+  rechart(tr, k);
+  memcpy(pb->p + 3 * tr->node[k], tr->E + 9 * k + 6, 3 * sizeof(double));
+}
+
 /* One triad node's increment dth in its chart; the chart switched after. */
 static void update_node(crd_triads *tr, int k, const double *dth)
 {
@@ -362,9 +381,7 @@ static void update_node(crd_triads *tr, int k, const double *dth)
     for (int c = 0; c < 3; ++c) om[c] = w[c] * dth[0] + w[3 + c] * dth[1] + w[6 + c] * dth[2];
     rotate_triad(om, E);
   }
-  crd_triad_chart best = crd_triad_choose(E);
-  if (crd_triad_measure(E, ch.l, ch.k) < CRD_TRIAD_SWITCH * crd_triad_measure(E, best.l, best.k)) tr->ch[k] = best;
-  else tr->ch[k] = crd_triad_chart_at(E, ch.l, ch.k);
+  rechart(tr, k);
 }
 
 void crd_triads_update(crd_problem *pb, const double *du, double s)
