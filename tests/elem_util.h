@@ -27,6 +27,19 @@ static inline void eu_normalize(double *p)
 }
 
 /* Eigenvalues of a symmetric n x n matrix (cyclic Jacobi), ascending. */
+/* A random (warped) quad near the unit square and normals near +z at its
+ * corners (a smooth shell's averaged normals). */
+static inline void eu_random_quad(double *X0, double *p0, double warp)
+{
+  const double base[12] = {0, 0, 0, 1.1, 0, 0, 1.0, 0.9, 0, -0.1, 1.0, 0};
+  for (int a = 0; a < 12; ++a) X0[a] = base[a] + 0.15 * eu_rand();
+  for (int i = 0; i < 4; ++i) X0[3 * i + 2] = warp * eu_rand();
+  for (int i = 0; i < 4; ++i) {
+    p0[3 * i] = 0.1 * eu_rand(); p0[3 * i + 1] = 0.1 * eu_rand(); p0[3 * i + 2] = 1.0;
+    eu_normalize(p0 + 3 * i);
+  }
+}
+
 static inline void eu_eig_sym(int n, const double *Ain, double *w)
 {
   double *A = malloc(sizeof(double) * n * n);

@@ -9,17 +9,6 @@
 /* am: the membrane (1 tied shear, the default; 0 displacement based): both run */
 static crd_q4_mat MAT = {1.0e4, 0.3, 0.05, 0.0, 1.0};
 
-/* a random (warped) quad, its averaged-like normals p0 */
-static void random_quad(double *X0, double *p0, double warp)
-{
-  const double base[12] = {0, 0, 0, 1.1, 0, 0, 1.0, 0.9, 0, -0.1, 1.0, 0};
-  for (int a = 0; a < 12; ++a) X0[a] = base[a] + 0.15 * eu_rand();
-  for (int i = 0; i < 4; ++i) X0[3 * i + 2] = warp * eu_rand();
-  for (int i = 0; i < 4; ++i) {
-    p0[3 * i] = 0.1 * eu_rand(); p0[3 * i + 1] = 0.1 * eu_rand(); p0[3 * i + 2] = 1.0;
-    eu_normalize(p0 + 3 * i);
-  }
-}
 
 /* current state: rigid rotation Q about a point + translation + small deformation */
 static void random_state(const double *X0, const double *p0, const double *Q, double def,
@@ -118,7 +107,7 @@ int main(void)
   for (int run = 0; run < 6; ++run) {
     int c = run % 3;
     MAT.am = run < 3 ? 1.0 : 0.0;
-    random_quad(X0, p0, warps[c]);
+    eu_random_quad(X0, p0, warps[c]);
     char what[128];
     crd_cr_frame F0;
     double xl0[12], q[20], z[12] = {0}, r0xy[8];

@@ -345,16 +345,6 @@ typedef struct elem {
   crd_fold_node nd[4];
 } elem;
 
-static void random_quad(double *X0, double *p0, double warp)
-{
-  const double base[12] = {0, 0, 0, 1.1, 0, 0, 1.0, 0.9, 0, -0.1, 1.0, 0};
-  for (int a = 0; a < 12; ++a) X0[a] = base[a] + 0.15 * eu_rand();
-  for (int i = 0; i < 4; ++i) X0[3 * i + 2] = warp * eu_rand();
-  for (int i = 0; i < 4; ++i) {
-    p0[3 * i] = 0.1 * eu_rand(); p0[3 * i + 1] = 0.1 * eu_rand(); p0[3 * i + 2] = 1.0;
-    eu_normalize(p0 + 3 * i);
-  }
-}
 
 /* element e in a random deformed state: rigid rotation Q + translation +
  * deformation def; nodes in mask are intersection nodes whose triads
@@ -446,7 +436,7 @@ static void check_smooth_consistency(void)
   eu_rot(ax, 2.0, Q);
   for (int t = 0; t < 4; ++t) {
     elem el;
-    random_quad(X0, p0, 0.1);
+    eu_random_quad(X0, p0, 0.1);
     memcpy(el.X0, X0, sizeof X0); memcpy(el.p0, p0, sizeof p0);
     random_elem(&el, 0, Q, 0.05, NULL, NULL);
     double p[12], f[24], K[576], fG[20], KG[400], md;
@@ -504,7 +494,7 @@ static void check_element_fd(void)
   const double angles[4] = {2.0, 2.9, -1.7, 2.4};
   for (int s = 0; s < 4; ++s) {
     double X0[12], p0[12], Q[9];
-    random_quad(X0, p0, 0.04 * s);
+    eu_random_quad(X0, p0, 0.04 * s);
     eu_rot(axes[s], angles[s], Q);
     double wf = 0, wk = 0, wasym = 0;
     int ok_all = 1, count = 0;
@@ -560,7 +550,7 @@ static void check_rigid(void)
   const int masks[4] = {0x1, 0x6, 0xB, 0xF};
   for (int s = 0; s < 4; ++s) {
     double X0[12], p0[12], Q[9], ax[3] = {eu_rand(), eu_rand(), eu_rand()}, E0s[36];
-    random_quad(X0, p0, 0.1);
+    eu_random_quad(X0, p0, 0.1);
     eu_rot(ax, 2.5, Q);
     elem el;
     memcpy(el.X0, X0, sizeof X0); memcpy(el.p0, p0, sizeof p0);
@@ -685,7 +675,7 @@ static void check_zero_modes(void)
   const int masks[4] = {0x2, 0x5, 0xE, 0xF};
   for (int s = 0; s < 4; ++s) {
     double X0[12], p0[12], Q[9];
-    random_quad(X0, p0, 0.06 * s);
+    eu_random_quad(X0, p0, 0.06 * s);
     elem el;
     memcpy(el.X0, X0, sizeof X0); memcpy(el.p0, p0, sizeof p0);
     int charts[4];
@@ -776,7 +766,7 @@ static void check_mass(void)
   const int masks[3] = {0x1, 0x5, 0xF};
   for (int s = 0; s < 3; ++s) {
     double X0[12], p0[12], Q[9], ax[3] = {eu_rand(), eu_rand(), eu_rand()};
-    random_quad(X0, p0, 0.05);
+    eu_random_quad(X0, p0, 0.05);
     eu_rot(ax, 2.2, Q);
     elem el;
     memcpy(el.X0, X0, sizeof X0); memcpy(el.p0, p0, sizeof p0);
