@@ -96,6 +96,9 @@ bad "box set that selects nothing" "$T/emptybox.json" "emptybox.json" '$.sets.fa
 
 base "" "" "" '"sections": [{"elements": "all", "E": 1.0e6, "nu": 0.3, "rho": 0, "thickness": 0}],' >"$T/thick0.json"
 bad "zero thickness" "$T/thick0.json" "thick0.json" '$.sections[0].thickness'
+base "" '"loads": [{"set": "x1", "moment": [0, 0.6, 0.8]}],' >"$T/moment_normal.json"
+bad "a moment with a part along a smooth node's normal" "$T/moment_normal.json" "moment_normal.json" \
+  '$.loads[0]' "along the node's normal" "no drilling"
 base "" "" ', "crease_angle": 180' >"$T/crease_angle.json"
 bad "crease_angle out of (0, 180)" "$T/crease_angle.json" "crease_angle.json" '$.crease_angle' "(0, 180)"
 # adaptive implicit steps: their keys only with dt "auto" on an implicit stage, dt_min <= dt_max

@@ -40,10 +40,44 @@ static void element_areas(const double *X, double *w)
   }
 }
 
+/* A moment on a smooth node acts on its normal p as the force M x p: the
+ * part of M along p does no work (a smooth node has no rotation about its
+ * normal, no drilling stiffness).  A moment with such a part would be
+ * dropped in part without a word, so it is refused where it starts: at a
+ * smooth node whose rotations are not all fixed, |M . p0| above 1e-6 |M|.
+ * At an intersection node every component acts on the triad. */
+static int check_moments(const crd_problem *pb)
+{
+  const crd_model *m = pb->m;
+  const unsigned rot = CRD_FIX_PX | CRD_FIX_PY | CRD_FIX_PZ;
+  for (int k = 0; k < m->nloads; ++k) {
+    const crd_load *ld = &m->loads[k];
+    if (ld->kind != CRD_LOAD_MOMENT) continue;
+    const crd_set *set = &m->sets[ld->set];
+    const double *M = ld->vec;
+    double mm = sqrt(crd_dot3(M, M));
+    for (int j = 0; j < set->nn; ++j) {
+      int i = set->nodes[j];
+      const double *p0 = pb->p0 + 3 * i;
+      double mn = crd_dot3(M, p0);
+      int held = (pb->fix[i] & rot) == rot, triad = pb->tr && pb->tr->of[i] >= 0;
+      if (triad || held || fabs(mn) <= 1e-6 * mm) continue;
+      return CRD_ERR(CRD_ERR_INPUT,
+                     "%s: $.loads[%d]: the moment (%g, %g, %g) on node %d has the component %g along the node's "
+                     "normal (%g, %g, %g), where a smooth shell has no rotation to take it (no drilling "
+                     "stiffness): give the moment without it, M - (M.p) p, or put it on an intersection node "
+                     "(docs/case_format.md, \"loads\")",
+                     m->case_path, k, M[0], M[1], M[2], i, mn, p0[0], p0[1], p0[2]);
+    }
+  }
+  return 0;
+}
+
 int crd_loads_create(const crd_problem *pb, crd_loads **out)
 {
   const crd_model *m = pb->m;
   crd_loads *L;
+  CRD_CALL(check_moments(pb));
   CRD_CALL(CRD_CALLOC(1, &L));
   if (CRD_CALLOC(pb->nn, &L->mass) || CRD_CALLOC(pb->nn, &L->node_elem) || CRD_CALLOC(pb->nn, &L->node_loc)) {
     crd_loads_destroy(&L);
