@@ -43,6 +43,12 @@ int crd_vtu_write(const char *path, int nn, const double *x /* 3*nn current */, 
                   const int32_t *quads, int npf, const crd_vtu_field *point_fields, int ncf,
                   const crd_vtu_field *cell_fields);
 
+/* The parallel frame path (PUnstructuredGrid) over the pieces
+ * BASE_p0.vtu .. BASE_p{npieces-1}.vtu in path's folder, declaring the
+ * fields' names and components (their data are not read). */
+int crd_pvtu_write(const char *path, const char *base, int npieces, int npf, const crd_vtu_field *point_fields,
+                   int ncf, const crd_vtu_field *cell_fields);
+
 /* result.pvd: a collection of (time, relative file) written anew (atomically)
  * each time a frame is added, so it always lists the frames that exist. */
 typedef struct crd_pvd crd_pvd;

@@ -111,6 +111,10 @@ int crd_run_record_resident(crd_run *r, int step, double time, double kinetic, d
  * result.pvd and the frames before index frames_kept.  Other files are
  * never touched. */
 int crd_run_clear_folder(const char *dir, int restart, int frames_kept);
+/* The frame of the present state (run_frame.c): frames/frame_NNNNNN.vtu,
+ * or over MPI ranks each rank's piece and rank 0's .pvtu; listed in
+ * result.pvd at `time`; counts r->nframes. */
+int crd_run_write_frame(crd_run *r, double time);
 
 /* The command that continues this run from its checkpoint, as the user
  * would type it: the same binary, case, output folder and the options that

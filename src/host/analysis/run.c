@@ -46,80 +46,6 @@ void crd_run_progress_break(void)
   progress_open = 0;
 }
 
-/* Per-element results of the current state (shell_results.h), as VTU cell
- * fields: the resultants in the co-rotated element frame, that frame's axes,
- * and the strain energy per unit initial area. */
-enum { RES_NXX, RES_NYY, RES_NXY, RES_MXX, RES_MYY, RES_MXY, RES_QX, RES_QY, RES_SED, RES_NSCALAR };
-static const char *const res_names[RES_NSCALAR] = {"N_xx", "N_yy", "N_xy", "M_xx", "M_yy",
-                                                   "M_xy", "Q_x",  "Q_y",  "strain_energy_density"};
-
-static void element_results(const crd_problem *pb, double *sc, double *ex, double *ey)
-{
-  const crd_model *m = pb->m;
-  size_t ne = (size_t)m->ne;
-#pragma omp parallel for schedule(static) num_threads(crd_pass_threads(pb, pb->ne, CRD_PASS_MIN_ELEMS))
-  for (int e = 0; e < m->ne; ++e) {
-    double X0[12], p0[12], d[12], p[12];
-    const int32_t *qd = m->quads + 4 * e;
-    crd_elem_gather3(qd, m->x, X0);
-    crd_elem_gather3(qd, pb->d, d);
-    crd_problem_elem_normals(pb, e, p0, p); /* a patch's own normal at an intersection node */
-    crd_q4_mat mt = crd_backend_section_mat(pb, e);
-    crd_q4_results res;
-    crd_q4_results_global(X0, p0, d, p, &mt, &res);
-    const double v[RES_NSCALAR] = {res.N[0], res.N[1], res.N[2], res.M[0], res.M[1],
-                                   res.M[2], res.Q[0], res.Q[1], res.u};
-    for (int k = 0; k < RES_NSCALAR; ++k) sc[k * ne + (size_t)e] = v[k];
-    for (int c = 0; c < 3; ++c) {
-      ex[3 * (size_t)e + c] = res.ex[c];
-      ey[3 * (size_t)e + c] = res.ey[c];
-    }
-  }
-}
-
-static int write_frame(crd_run *r, double time)
-{
-  crd_problem *pb = r->pb;
-  const crd_model *m = r->m;
-  double *xc = NULL, *sc = NULL, *ex = NULL, *ey = NULL;
-  size_t ne = (size_t)m->ne;
-  int rc;
-  if ((rc = CRD_CALLOC(3 * (size_t)m->nn, &xc)) || (rc = CRD_CALLOC(RES_NSCALAR * ne, &sc)) ||
-      (rc = CRD_CALLOC(3 * ne, &ex)) || (rc = CRD_CALLOC(3 * ne, &ey)))
-    goto out;
-  for (int i = 0; i < 3 * m->nn; ++i) xc[i] = m->x[i] + pb->d[i];
-  element_results(pb, sc, ex, ey);
-  char rel[64], path[CRD_PATH_MAX + 80];
-  snprintf(rel, sizeof rel, "frames/frame_%06d.vtu", r->nframes);
-  snprintf(path, sizeof path, "%s/%s", r->dir, rel);
-  /* rates only where there are any (dynamics): a zero field in a static
-   * frame would read as a computed state of rest */
-  crd_vtu_field pf[4] = {{"displacement", 3, pb->d}, {"normal", 3, pb->p},
-                         {"velocity", 3, r->vel}, {"normal_rate", 3, r->normal_rate}};
-  int npf = r->vel && r->normal_rate ? 4 : 2;
-  crd_vtu_field cf[RES_NSCALAR + 2];
-  for (int k = 0; k < RES_NSCALAR; ++k) {
-    cf[k].name = res_names[k];
-    cf[k].ncomp = 1;
-    cf[k].data = sc + (size_t)k * ne;
-  }
-  cf[RES_NSCALAR].name = "frame_x";
-  cf[RES_NSCALAR].ncomp = 3;
-  cf[RES_NSCALAR].data = ex;
-  cf[RES_NSCALAR + 1].name = "frame_y";
-  cf[RES_NSCALAR + 1].ncomp = 3;
-  cf[RES_NSCALAR + 1].data = ey;
-  if ((rc = crd_vtu_write(path, m->nn, xc, m->ne, m->quads, npf, pf, RES_NSCALAR + 2, cf))) goto out;
-  if ((rc = crd_pvd_add(r->pvd, time, rel))) goto out;
-  r->nframes++;
-out:
-  free(xc);
-  free(sc);
-  free(ex);
-  free(ey);
-  return rc;
-}
-
 static int record_out(crd_run *r, int step, double t_last, double time, double lf, int iters, double resid, double kinetic,
                       double strain, const double L[3], const double J[3], int force, double t0);
 static int record(crd_run *r, int step, double time, double lf, int iters, double resid, double kinetic,
@@ -202,8 +128,7 @@ static int record_out(crd_run *r, int step, double t_last, double time, double l
     r->nrows++;
   }
   if (crd_output_has_frames(o) && (force || crd_output_frame_due(o, step, t_out0, t_out))) {
-    if (r->pvd) CRD_CALL(write_frame(r, is_static ? lf : time));
-    else r->nframes++; /* a rank other than 0 (parallel.h) counts the frames rank 0 writes */
+    CRD_CALL(crd_run_write_frame(r, is_static ? lf : time)); /* every rank: its piece (run_frame.c) */
   }
   r->time_output += crd_wtime() - t0;
   return 0;

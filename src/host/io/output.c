@@ -396,6 +396,41 @@ int crd_vtu_write(const char *path, int nn, const double *x, int ne, const int32
   return 0;
 }
 
+static void put_pfields(FILE *f, const char *tag, int nf, const crd_vtu_field *fld)
+{
+  if (nf == 0) return;
+  fprintf(f, "    <%s>\n", tag);
+  for (int k = 0; k < nf; ++k)
+    fprintf(f, "      <PDataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n", fld[k].name,
+            fld[k].ncomp);
+  fprintf(f, "    </%s>\n", tag);
+}
+
+int crd_pvtu_write(const char *path, const char *base, int npieces, int npf, const crd_vtu_field *point_fields,
+                   int ncf, const crd_vtu_field *cell_fields)
+{
+  CRD_CHECK(path && *path && base && npieces >= 1, CRD_ERR_INPUT, "crd_pvtu_write: bad arguments for %s",
+            path ? path : "(null)");
+  CRD_CHECK(!bad_name(base, "\"<>&\r\n/"), CRD_ERR_INPUT, "%s: bad piece name '%s'", path, base);
+  for (int k = 0; k < npf; ++k)
+    CRD_CHECK(!bad_name(point_fields[k].name, "\"<>&\r\n"), CRD_ERR_INPUT, "%s: bad point field name", path);
+  for (int k = 0; k < ncf; ++k)
+    CRD_CHECK(!bad_name(cell_fields[k].name, "\"<>&\r\n"), CRD_ERR_INPUT, "%s: bad cell field name", path);
+  char tmp[IO_PATH_MAX];
+  CRD_CALL(path_suffix(tmp, sizeof tmp, path, ".tmp"));
+  FILE *f = fopen(tmp, "w");
+  if (!f) return CRD_ERR(CRD_ERR_IO, "cannot write %s (temporary %s): %s", path, tmp, strerror(errno));
+  fputs("<?xml version=\"1.0\"?>\n"
+        "<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+        "  <PUnstructuredGrid GhostLevel=\"0\">\n", f);
+  put_pfields(f, "PPointData", npf, point_fields);
+  put_pfields(f, "PCellData", ncf, cell_fields);
+  fputs("    <PPoints>\n      <PDataArray type=\"Float64\" NumberOfComponents=\"3\"/>\n    </PPoints>\n", f);
+  for (int k = 0; k < npieces; ++k) fprintf(f, "    <Piece Source=\"%s_p%d.vtu\"/>\n", base, k);
+  fputs("  </PUnstructuredGrid>\n</VTKFile>\n", f);
+  return finish_atomic(f, tmp, path);
+}
+
 /* ------------------------------------------------------------------------ */
 /* result.pvd                                                               */
 /* ------------------------------------------------------------------------ */

@@ -3,7 +3,7 @@
  * an interrupted run (run.h).
  *
  * crdyn owns, in its output folder: summary.json, history.csv and
- * history.csv.part, result.pvd, frames/frame_NNNNNN.vtu and
+ * history.csv.part, result.pvd, frames/frame_NNNNNN.vtu (.pvtu and pieces) and
  * frames/mode_NNN.vtu, modes.csv, checkpoint.crd, the plots of `crdyn plot`
  * written into the folder (the PNG names below) and the temporary files of
  * its atomic writes (NAME.tmp).  Any other file is the user's and is never
@@ -41,8 +41,8 @@ static int remove_file(const char *dir, const char *name)
   return CRD_ERR(CRD_ERR_IO, "%s: cannot remove an earlier run's file: %s", path, strerror(errno));
 }
 
-/* frames/frame_NNNNNN.vtu from index `first` on, and every mode_NNN.vtu
- * (all frames when first is 0) */
+/* frames/frame_NNNNNN.vtu (or .pvtu with its pieces) from index `first`
+ * on, and every mode_NNN.vtu (all frames when first is 0) */
 static int clear_frames(const char *dir, int first)
 {
   char fdir[2 * CRD_PATH_MAX];
@@ -56,8 +56,12 @@ static int clear_frames(const char *dir, int first)
     char tail;
     const char *nm = de->d_name;
     int is_frame = sscanf(nm, "frame_%6d.vtu%n%c", &k, &len, &tail) == 1 && len == (int)strlen(nm) && len == 16;
+    if (!is_frame) /* a parallel frame: frame_NNNNNN.pvtu and its pieces frame_NNNNNN_pR.vtu */
+      is_frame = (sscanf(nm, "frame_%6d.pvtu%n%c", &k, &len, &tail) == 1 && len == (int)strlen(nm) && len == 17) ||
+                 (sscanf(nm, "frame_%6d_p%*d.vtu%n%c", &k, &len, &tail) == 1 && len == (int)strlen(nm) &&
+                  nm[12] == '_');
     int is_mode = sscanf(nm, "mode_%3d.vtu%n%c", &k, &len, &tail) == 1 && len == (int)strlen(nm) && len == 12;
-    if ((is_frame && k >= first) || is_mode || (strstr(nm, ".vtu.tmp") && strlen(nm) > 8))
+    if ((is_frame && k >= first) || is_mode || (strstr(nm, "vtu.tmp") && strlen(nm) > 8))
       rc = remove_file(fdir, nm);
   }
   closedir(d);
