@@ -25,8 +25,14 @@ endif
 
 # CUDA (docs/cuda.md): the CUDA backend and the cuSOLVER sparse Cholesky,
 # built where nvcc is found (CUDA=0 leaves them out, CUDA=1 requires nvcc).
-# Code for sm_90 (H100/H200) plus compute_90 PTX for later cards; no FMA
-# contraction (-fmad=false), so that the device rounds as the host does.
+# Code for sm_90 (H100/H200) plus compute_90 PTX for later cards.  FMA
+# contraction on by default (CUDA_FMA=1: nvcc's -fmad=true, and the lean
+# force kernel's reciprocals, CRD_EF_RCP): a fused multiply-add is one FP64
+# instruction for two, and the element code is mostly multiply-adds; the
+# results are the CPU's to round-off (t230 bounds the lean kernel's at
+# 1e-12, or the CPU's own one-ulp spread on thin sections).  CUDA_FMA=0 is
+# the bitwise build (-fmad=false, divisions): the device rounds as the host
+# does, which the bitwise parity checks need (docs/cuda.md, "FMA").
 # Sanitizer builds leave CUDA out unless CUDA=1 is given (ASan and the CUDA
 # runtime's driver probing do not mix).  The cusolverSp API is deprecated in
 # CUDA 13 (in favour of cuDSS): DISABLE_*_DEPRECATED keeps the build silent.
@@ -42,10 +48,16 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=c
 # ~40 s at full optimization (cicc 36 s, ptxas 19 s, measured here), which
 # every plain `make` would pay for a backend this machine cannot run: the
 # everyday build compiles the device code at -O1 (~3 s, the same results:
-# -fmad=false, no contraction either way), and `make gpu-bundle`, the build
+# the same contraction either way), and `make gpu-bundle`, the build
 # that travels to the GPU, at full optimization (CUDA_DEVOPT=).
 CUDA_DEVOPT ?= -Xcicc -O1 -Xptxas -O1
-NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -fmad=false $(CUDA_DEVOPT) -Xcompiler -Wall,-Wextra
+CUDA_FMA ?= 1
+ifeq ($(CUDA_FMA),1)
+  CUDA_FMA_FLAGS := -fmad=true -DCRD_EF_RCP=1
+else
+  CUDA_FMA_FLAGS := -fmad=false
+endif
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) $(CUDA_FMA_FLAGS) $(CUDA_DEVOPT) -Xcompiler -Wall,-Wextra
 ifeq ($(CUDA),1)
   CUDA_DEFS := -DCRD_HAVE_CUDA -DDISABLE_CUSOLVER_DEPRECATED -DDISABLE_CUSPARSE_DEPRECATED
   CPPFLAGS += $(CUDA_DEFS) -isystem $(CUDA_HOME)/include
@@ -255,6 +267,17 @@ $(BUILD)/crdyn: $(BUILD)/obj/main.o $(BUILD)/libcrdyn.a
 $(BUILD)/tests/%: tests/%.c tests/tap.h tests/fuzz_replay.h tests/elem_util.h tests/backend_util.h fuzz/fuzz_case.c fuzz/fuzz_gmsh.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
 
+# t230: the lean force phases also with reciprocals and FMA contraction
+# (tests/elem_force_fma.c), the default device build's choices, checked
+# against the CPU to 1e-12; x86-64-v3 has FMA (the test skips that check
+# on a CPU without it)
+EF_FMA_FLAGS := -ffp-contract=fast $(if $(filter x86_64,$(shell uname -m)),-march=x86-64-v3)
+$(BUILD)/tests/elem_force_fma.o: tests/elem_force_fma.c tests/elem_force_host.h $(HEADERS) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Itests $(filter-out -march=%,$(CFLAGS)) $(EF_FMA_FLAGS) -c $< -o $@
+$(BUILD)/tests/t230-elem-force: tests/t230-elem-force.c tests/elem_force_host.h tests/tap.h tests/elem_util.h \
+    $(BUILD)/tests/elem_force_fma.o $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(BUILD)/tests/elem_force_fma.o $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
+
 # the dependencies are checked (and installed) before anything compiles,
 # also under make -j (every object waits for its folder, the folder for this)
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/gen: | check-deps
@@ -380,6 +403,9 @@ $(BUILD)/bench/flopcount: profiling/src/flopcount.cpp $(HEADERS) | $(BUILD)/benc
 	$(CXX) -O1 -std=c++11 -Wall -Wextra -Iinclude $< -o $@
 $(BUILD)/bench/kernbench: profiling/src/kernbench.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
+# the lean force kernel's throughput on a device (make gpu-check; CUDA builds)
+$(BUILD)/bench/leanbench: profiling/src/leanbench.c $(BUILD)/libcrdyn.a $(HEADERS) | $(BUILD)/bench
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(BUILD)/libcrdyn.a -o $@ $(LDLIBS)
 $(BUILD)/bench:
 	mkdir -p $@
 bench: all bench-tools
@@ -401,11 +427,15 @@ bench-smoke: all bench-tools
 # bundle carries the wheel as it is).
 GPU_BUILD ?= build-gpu
 GPU_CACHE ?= build-gpu-cache
+# the bundle's main build: FMA contraction (the default); GPU_FMA=0 carries
+# the bitwise build instead
+GPU_FMA ?= $(CUDA_FMA)
 SANITIZER_WHEEL_PKG ?= nvidia-cuda-sanitizer-api==13.*
 gpu-bundle:
 	@[ "$(CUDA)" = 1 ] || { echo "crdyn: gpu-bundle needs the CUDA build (nvcc not found; CUDA=$(CUDA))"; exit 1; }
 	@[ -z "$(CUDSS)" ] || { echo "crdyn: gpu-bundle: a cuDSS build (CUDSS_DIR) cannot travel (libcudss is 167 MB); rebuild without CUDSS_DIR"; exit 1; }
-	$(MAKE) BUILD=$(GPU_BUILD) CUDA_DEVOPT= all $(GPU_BUILD)/tests/t501-cuda $(GPU_BUILD)/bench/flopcount
+	$(MAKE) BUILD=$(GPU_BUILD) CUDA_DEVOPT= CUDA_FMA=$(GPU_FMA) all $(GPU_BUILD)/tests/t501-cuda $(GPU_BUILD)/bench/flopcount \
+	  $(GPU_BUILD)/bench/leanbench
 	$(MAKE) BUILD=$(GPU_BUILD)-O1 all
 	$(MAKE) BUILD=$(GPU_BUILD)-G CUDA_DEVOPT=-G all
 	@mkdir -p $(GPU_CACHE); ls $(GPU_CACHE)/nvidia_cuda_sanitizer_api-*.whl >/dev/null 2>&1 || \

@@ -23,7 +23,7 @@ cp "$BUILD/crdyn" "$DEST/"
 for v in $VARIANTS; do [ -x "${v%:*}" ] && cp "${v%:*}" "$DEST/crdyn-${v##*:}"; done
 [ -n "$SANITIZER_WHEEL" ] && [ -e "$SANITIZER_WHEEL" ] && cp "$SANITIZER_WHEEL" "$DEST/sanitizer.whl"
 for t in "$BUILD"/tests/t501-cuda; do [ -x "$t" ] && cp "$t" "$DEST/tests/"; done
-for b in "$BUILD"/bench/flopcount; do [ -x "$b" ] && cp "$b" "$DEST/bench/"; done
+for b in "$BUILD"/bench/flopcount "$BUILD"/bench/leanbench; do [ -x "$b" ] && cp "$b" "$DEST/bench/"; done
 libs() { # the resolved libraries of the binaries, minus glibc and CUDA
   for f in "$@"; do ldd "$f"; done | awk '/=> \// {print $1, $3}' | sort -u | \
     grep -Ev '^(libc|libm|libdl|libpthread|librt|libresolv|libutil|ld-linux[^ ]*)\.so' | \

@@ -4,6 +4,9 @@
 # packages, so it runs the carried bundle (profiling/gpu_bundle.sh, `make
 # gpu-bundle` here: build/gpu-bundle.tar.gz, carried as that one path):
 #   1. unpack the bundle, LD_LIBRARY_PATH = its lib/ + the CUDA libraries;
+#   1b. the lean explicit force kernel (profiling/src/leanbench.c) at 1e4,
+#      1e5 and 1e6 elements against the thread layout, line by line
+#      (< 90 s; GPU_LEAN_SIZES);
 #   2. the strip implicit with rho_inf = 1 and 0.99 on every layout, with
 #      CRDYN_XCHECK (1e-10 and bit for bit) and the -O1 and -G builds
 #      (profiling/gpu_diag_implicit.sh: diag.txt), line by line;
@@ -64,6 +67,14 @@ fi
 "$CRDYN" devices 2>&1 | tee -a "$LOG" | grep '^cuda' >/dev/null || say "gpu-check: crdyn sees no CUDA device"
 command -v python3 >/dev/null || say "gpu-check: python3 is missing: the history comparisons and the ladder need it"
 
+# ---- 1b. the lean explicit force kernel (issue 32): 1e4, 1e5, 1e6 elements, each line as measured ----
+say "--- lean force kernel against the thread layout ($OUTD/leanbench.txt) ---"
+if [ -x "$B/bench/leanbench" ]; then
+  timeout 90 "$B/bench/leanbench" ${GPU_LEAN_SIZES:-10000 100000 1000000} 2>&1 | tee "$OUTD/leanbench.txt" | tee -a "$LOG"
+else
+  say "leanbench: not in the bundle"
+fi
+
 # ---- 2. the implicit runs with rho_inf = 1, layout by layout (profiling/gpu_diag_implicit.sh) ----
 say "--- implicit rho_inf = 1 and 0.99 by layout, XCHECK, -O1, -G ($OUTD/diag.txt) ---"
 timeout $(( $(left) > 200 ? 100 : $(left) / 3 )) sh profiling/gpu_diag_implicit.sh "$OUTD/diag" 2>&1 | tee "$OUTD/diag.txt" | tee -a "$LOG"
@@ -111,6 +122,8 @@ say "--- implicit by layout (diag.txt): the failures ---"
 grep -v 'status 0 ' "$OUTD/diag.txt" | cut -c1-200 | tee -a "$LOG"
 say "--- sanitizer (sanitizer.txt) ---"
 tail -1 "$OUTD/sanitizer.txt" | tee -a "$LOG"
+say "--- lean force kernel (leanbench.txt) ---"
+[ -e "$OUTD/leanbench.txt" ] && tee -a "$LOG" <"$OUTD/leanbench.txt"
 say "--- ladder (results in $OUTD/ladder.json, ladder.md) ---"
 [ -e "$OUTD/ladder.out" ] && tee -a "$LOG" <"$OUTD/ladder.out"
 say "gpu-check: $( [ $fail = 0 ] && echo PASS || echo FAIL ) in $(( $(date +%s) - T0 )) s"

@@ -25,6 +25,7 @@
 #define __host__
 #define __device__
 #define __global__
+#define __launch_bounds__(...)
 /* per block: the section is refilled with the pattern at every block start
  * (emu_runtime.cpp); CUDA has no initializer for __shared__ either */
 #define __shared__ static __attribute__((section("emu_shared")))
