@@ -33,6 +33,7 @@ typedef struct crd_dyn {
   double *tJb;        /* 9*ntriads: the triad's inertia in its own axes (rotational mass scaling not included) */
   double *tpi, *tom;  /* 3*ntriads: spatial angular momentum pi = J om and angular velocity om */
   double *tm;         /* 3*ntriads: the moment of the residual at the node's chart equations */
+  double *tRd, *tRdd; /* 9*ntriads: R' and R'' of the triad (implicit stages, fold_dyn.h; E layout of fold_node.h) */
   double t;           /* current time */
   int step;           /* accepted steps over all stages */
   double kinetic, strain, L[3], J[3];  /* of the current state (rigid bodies included) */
@@ -156,6 +157,36 @@ void crd_ex_triads_moments(crd_dyn *dy, const crd_problem *pb, const double *Fe,
 void crd_ex_triads_kick(crd_dyn *dy, const crd_problem *pb, double s, double h);
 void crd_ex_triads_drift(const crd_dyn *dy, crd_problem *pb, double s, double dt);
 void crd_ex_triads_measure(const crd_dyn *dy, const crd_problem *pb, double *K, double *J);
+
+/* Intersection nodes in the implicit step (implicit_triads.c, fold_dyn.h):
+ * the generalized-alpha parameters; at a stage's begin the triads' step
+ * state and R' = [om]_x R from their spin, at its finish the spin om from
+ * R' (for an explicit stage after it); a step's start (saved state, the
+ * predictor of the chart variables into du's slots 3, 4 and mid->du3);
+ * the state at the end and the midpoint from du (pf, W1, WA1 at the
+ * triads' nodes: their e_z and its rates; CRD_WARN_NEWTON_DIVERGED where
+ * a triad leaves its chart); Newton's correction of theta_2; the triads
+ * back at the step's start; the rates of the end (end = 1) or the start
+ * (0) into dy; the charts switched after an accepted step; an element's
+ * velocity in its global variables (crd_fold_offsets); the triads' R''
+ * from the chart accelerations dx at the stage's start; the fold
+ * elements' mass (into A scaled by cm, or NULL) and inertia force f_m
+ * (into F, or NULL) at the current state. */
+typedef struct crd_im_param {
+  double am, af, beta, gamma;
+} crd_im_param;
+int crd_im_triads_begin(crd_dyn *dy, crd_problem *pb);
+void crd_im_triads_finish(crd_dyn *dy, crd_problem *pb);
+void crd_im_triads_start(const crd_dyn *dy, crd_problem *pb, double dt, double *du);
+int crd_im_triads_state(crd_problem *pb, const crd_im_param *g, double dt, const double *du, double *pf,
+                        double *W1, double *WA1);
+void crd_im_triads_correct(crd_problem *pb, const double *dx);
+void crd_im_triads_restore(crd_problem *pb);
+void crd_im_triads_rates(crd_dyn *dy, const crd_problem *pb, int end);
+void crd_im_triads_accept(crd_problem *pb);
+void crd_im_triads_velocity(const crd_dyn *dy, const crd_problem *pb, int e, double *ud);
+void crd_im_triads_accel(crd_dyn *dy, const crd_problem *pb, const double *dx);
+void crd_im_triads_mass(const crd_dyn *dy, const crd_problem *pb, crd_csr *A, double cm, double *F);
 
 /* One stage each; they advance dy->t to st->t_end, recording history rows. */
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);

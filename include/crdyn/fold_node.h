@@ -1,6 +1,6 @@
 /* crdyn: intersection nodes of folded and branched shells (docs/element.md,
- * "Intersection nodes").  Element level only: not yet used by the global
- * assembly or the integrators.
+ * "Intersection nodes").  Element level; the problem uses it through
+ * triads.h, the implicit step through fold_dyn.h.
  *
  * TRIAD.  An intersection node carries an orthonormal right-handed triad,
  * stored as E[3 a + c] = component c of axis a (a = 0, 1, 2: e_x, e_y, e_z).
@@ -306,37 +306,31 @@ CRD_HD void crd_fold_node_hess(const crd_fold_node *nd, const double *lam, doubl
   H[4] = lam[nd->l] * h[2];
 }
 
-/* The element in p-space: energy (returned), f6 (24: d_i, p_i per node)
- * and K6 (24x24, or NULL) at the normals p (12) with initial normals p0.
- * The translation columns of T and the translation block of the
- * transformation Hessian are those of cr_frame.h (taken with zero bases,
- * which drop the pair terms); the p-columns of u_L are e_k (r_xy = e_k . p,
- * eq 10), so the only other second derivative is the cross term
- *   d2 r_k,i / dd_j dp_i = d e_k / d d_j. */
-CRD_HD double crd_fold_pspace(const double *X0, const double *p0, const double *d, const double *p,
-                              const crd_q4_mat *mt, double *f6, double *K6, double *min_det)
+/* The p-space force f6 (24) and tangent K6 (24x24, or NULL) of the local
+ * force f and tangent k (with respect to u_L, after crd_q4_rot_pullback)
+ * at the frame F of the state (d, p): f6 = T6^T f, K6 = T6^T k T6 + the
+ * transformation's second derivatives (translation block and the cross
+ * term d e_k/d d_j).  Shared by the static element (crd_fold_pspace) and
+ * the midpoint element of the implicit step (fold_dyn.h). */
+CRD_HD void crd_fold_pspace_T(const crd_cr_frame *F, const double *X0, const double *d, const double *p,
+                              const double *f, const double *k, double *f6, double *K6)
 {
-  crd_cr_frame F;
-  double xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], f[20], k[400], T[400], Bz[24], T6[480];
+  double T[400], Bz[24], T6[480];
   int lz[4] = {0, 0, 0, 0};
-  crd_q4_local_vars(X0, d, p0, p, &F, xl0, ul, r0xy);
-  crd_q4_rot_map(ul, r0xy, q, J, abc);
-  double U = crd_q4_local(xl0, q, mt, f, K6 ? k : 0, min_det);
-  crd_q4_rot_pullback(ul, J, abc, f, K6 ? k : 0);
   for (int a = 0; a < 24; ++a) Bz[a] = 0.0;
-  crd_q4_transform_basis(&F, X0, d, p, lz, Bz, T);
+  crd_q4_transform_basis(F, X0, d, p, lz, Bz, T);
   for (int a = 0; a < 20; ++a)
     for (int j = 0; j < 4; ++j)
       for (int c = 0; c < 3; ++c) {
         T6[24 * a + 6 * j + c] = T[20 * a + 5 * j + c];
-        T6[24 * a + 6 * j + 3 + c] = (a / 5 == j && a % 5 >= 3) ? F.e[a % 5 - 3][c] : 0.0;
+        T6[24 * a + 6 * j + 3 + c] = (a / 5 == j && a % 5 >= 3) ? F->e[a % 5 - 3][c] : 0.0;
       }
   for (int b = 0; b < 24; ++b) {
     double v = 0.0;
     for (int a = 0; a < 20; ++a) v += T6[24 * a + b] * f[a];
     f6[b] = v;
   }
-  if (!K6) return U;
+  if (!K6) return;
   double kT[480]; /* k T6 */
   for (int a = 0; a < 20; ++a)
     for (int b = 0; b < 24; ++b) {
@@ -352,7 +346,7 @@ CRD_HD double crd_fold_pspace(const double *X0, const double *p0, const double *
     }
   double H[400]; /* the translation block (zero bases: no pair terms) */
   for (int a = 0; a < 400; ++a) H[a] = 0.0;
-  crd_q4_transform_hessian(&F, X0, d, p, lz, Bz, f, H);
+  crd_q4_transform_hessian(F, X0, d, p, lz, Bz, f, H);
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)
       for (int al = 0; al < 3; ++al)
@@ -360,7 +354,7 @@ CRD_HD double crd_fold_pspace(const double *X0, const double *p0, const double *
   for (int j = 0; j < 4; ++j)
     for (int k2 = 0; k2 < 2; ++k2) {
       double dE[9];
-      crd_cr_dE(&F, k2, j, dE);
+      crd_cr_dE(F, k2, j, dE);
       for (int i = 0; i < 4; ++i) {
         double fr = f[5 * i + 3 + k2];
         for (int al = 0; al < 3; ++al)
@@ -371,6 +365,25 @@ CRD_HD double crd_fold_pspace(const double *X0, const double *p0, const double *
           }
       }
     }
+}
+
+/* The element in p-space: energy (returned), f6 (24: d_i, p_i per node)
+ * and K6 (24x24, or NULL) at the normals p (12) with initial normals p0.
+ * The translation columns of T and the translation block of the
+ * transformation Hessian are those of cr_frame.h (taken with zero bases,
+ * which drop the pair terms); the p-columns of u_L are e_k (r_xy = e_k . p,
+ * eq 10), so the only other second derivative is the cross term
+ *   d2 r_k,i / dd_j dp_i = d e_k / d d_j. */
+CRD_HD double crd_fold_pspace(const double *X0, const double *p0, const double *d, const double *p,
+                              const crd_q4_mat *mt, double *f6, double *K6, double *min_det)
+{
+  crd_cr_frame F;
+  double xl0[12], ul[20], r0xy[8], q[20], J[16], abc[12], f[20], k[400];
+  crd_q4_local_vars(X0, d, p0, p, &F, xl0, ul, r0xy);
+  crd_q4_rot_map(ul, r0xy, q, J, abc);
+  double U = crd_q4_local(xl0, q, mt, f, K6 ? k : 0, min_det);
+  crd_q4_rot_pullback(ul, J, abc, f, K6 ? k : 0);
+  crd_fold_pspace_T(&F, X0, d, p, f, k, f6, K6);
   return U;
 }
 

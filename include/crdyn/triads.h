@@ -33,6 +33,17 @@ struct crd_problem;
 
 #define CRD_TRIAD_SWITCH 0.5 /* a chart is left when its measure falls below this fraction of the best's */
 
+/* The implicit step's state of the triads (fold_dyn.h; implicit_triads.c):
+ * Newmark acts on R as nine numbers (E layout, rows the axes), the chart
+ * stays that of the step's start. */
+typedef struct crd_triads_mid {
+  double *Ea, *Ef;                /* 9 n: the triads at the step's start and their mean (1 - af) R_b + af R_a */
+  double *V0, *A0, *V1, *A1, *Am; /* 9 n: R', R'' at the start and the end; R'' at the midpoint */
+  double *du3;                    /* n: the step's increment of theta_2 (theta_0, theta_1: slots 3, 4) */
+  crd_triad_chart *ch_a;          /* n: the charts at the start */
+  double *fin24;                  /* 24 nel: the fold elements' inertia forces */
+} crd_triads_mid;
+
 typedef struct crd_triads {
   int n;                       /* intersection nodes */
   int32_t *node;               /* n: their mesh nodes, ascending */
@@ -51,6 +62,7 @@ typedef struct crd_triads {
   int32_t *eq24;               /* 24 nel */
   int32_t *sc24;               /* 300 nel: CSR positions of the packed upper 24x24 triangle */
   double *f24, *k24;           /* 24 nel, 300 nel: the fold elements' force and tangent (energy: pb->ue) */
+  crd_triads_mid *mid;         /* the implicit step's state (NULL outside implicit stages) */
 } crd_triads;
 
 /* The triads of the intersection nodes of pt (pb->tr stays NULL where
@@ -71,6 +83,23 @@ int crd_triads_pattern(struct crd_problem *pb);
  * Returns 0, or the CRD_ELEM_* code of the first bad one (its id in *bad). */
 int crd_triads_eval(struct crd_problem *pb, int want_K, int *bad);
 
+/* The implicit step's state (crd_triads_mid) allocated, and freed. */
+int crd_triads_mid_create(crd_triads *tr);
+void crd_triads_mid_destroy(crd_triads *tr);
+
+/* The fold elements at the implicit step's midpoint (fold_dyn.h) into
+ * f24 (internal), mid->fin24 (inertia), k24 (the Newton matrix, want_K)
+ * and pb->ue, from the smooth nodes' step state in `in` and the triads'
+ * in tr->mid (tr->E: the end of the step).  Returns 0, or 1 with the
+ * first bad element in *bad. */
+struct crd_mid_in;
+int crd_triads_eval_mid(struct crd_problem *pb, const struct crd_mid_in *in, int want_K, int *bad);
+
+/* The rates of the normals each corner of element e sees, from the
+ * nodes' w (3 nn) and the triads' R' (9 n; NULL: w at the triads' nodes
+ * too). */
+void crd_triads_elem_rates(const struct crd_problem *pb, int e, const double *w, const double *Rd, double *out);
+
 /* The increment du (scaled by s) at the triad nodes: theta + s dtheta in
  * the current chart, the triad rebuilt (a rotation by W s dtheta where that
  * leaves the chart), the chart switched where another is much better
@@ -88,6 +117,10 @@ void crd_triads_add_moment(struct crd_problem *pb, int k, const double *M, doubl
 /* D = d(W^T M)/dtheta (row a: dF_a) = -sum_c F_c (d_b m_c . w_a), from
  * dW = -W dM W (fold_node.h). */
 void crd_triads_moment_dF(const double *E, crd_triad_chart ch, const double *M, double *D);
+
+/* The corners of fold element f as fold_node.h takes them (current
+ * state), with the initial normals they see (12). */
+void crd_triads_corners(const struct crd_problem *pb, int f, crd_fold_node *nd, double *p0);
 
 /* The initial and current normals each corner of element e sees (12 each). */
 void crd_triads_elem_normals(const struct crd_problem *pb, int e, double *p0, double *p);

@@ -88,11 +88,13 @@ fold '{"type": "modal", "modes": 2}' >"$T/modal.json"
 refused "a modal analysis with intersection nodes: refused" "$T/modal.json" \
   "2 intersection node(s) of a folded or branched shell (node 2, node 5" "not supported in modal analyses"
 fold '{"type": "dynamic", "stages": [{"integrator": "implicit", "t_end": 0.01, "dt": 0.001}]}' >"$T/dyn.json"
-refused "an implicit dynamic stage with intersection nodes: refused" "$T/dyn.json" \
-  '$.analysis.stages[0] (implicit): implicit dynamics with intersection nodes: not yet (2 intersection node(s): node 2, node 5)'
+runs "an implicit dynamic stage with intersection nodes: runs" "$T/dyn.json" "2 intersection node(s) (node 2, node 5)"
+sed 's/"loads": \[/"loads": [{"set": "fold", "moment": [0, 1, 0]}, /' "$T/dyn.json" >"$T/dynmom.json"
+refused "the same with a moment at the fold's nodes: refused" "$T/dynmom.json" \
+  '$.loads[0]: a moment at an intersection node in an implicit stage ($.analysis.stages[0]): not yet (2 intersection node(s): node 2, node 5)'
 fold '{"type": "dynamic", "stages": [{"integrator": "explicit", "t_end": 0.001, "dt": "auto"}, {"integrator": "auto", "t_end": 0.01, "dt": "auto"}]}' >"$T/dynauto.json"
 refused "an auto dynamic stage after an explicit one: refused" "$T/dynauto.json" \
-  '$.analysis.stages[1] (auto): implicit dynamics with intersection nodes: not yet'
+  '$.analysis.stages[1] (auto): auto stages with intersection nodes: not yet'
 fold '{"type": "dynamic", "stages": [{"integrator": "explicit", "t_end": 0.002, "dt": "auto"}]}' >"$T/dynex.json"
 runs "an explicit dynamic stage with intersection nodes: runs" "$T/dynex.json" "2 intersection node(s) (node 2, node 5)"
 sed 's/"analysis"/"output": {"checkpoint_every": 10}, "analysis"/' "$T/dynex.json" >"$T/dynck.json"

@@ -67,7 +67,7 @@ void crd_dyn_destroy(crd_dyn **pdy)
   crd_dyn *dy = *pdy;
   if (!dy) return;
   free(dy->C); free(dy->mlump); free(dy->plump); free(dy->v); free(dy->a); free(dy->w); free(dy->wa); free(dy->a_prev); free(dy->wa_prev);
-  free(dy->tJb); free(dy->tpi); free(dy->tom); free(dy->tm);
+  free(dy->tJb); free(dy->tpi); free(dy->tom); free(dy->tm); free(dy->tRd); free(dy->tRdd);
   free(dy);
   *pdy = NULL;
 }
@@ -109,6 +109,11 @@ void crd_dyn_measure(crd_dyn *dy, const crd_problem *pb)
         w[3 * a + c] = dy->w[3 * nd + c];
       }
     }
+    if (pb->tr && pb->tr->elem_of[e] >= 0) { /* a fold element: its corners' normals r = R c, r' = R' c */
+      double p0[12];
+      crd_triads_elem_normals(pb, e, p0, p);
+      crd_triads_elem_rates(pb, e, dy->w, dy->tRd, w);
+    }
     const crd_section *s = &m->sections[m->elem_section[e]];
     K += crd_q4_kinetic(dy->C + 16 * (size_t)e, s->thickness, x, p, v, w, L, J);
   }
@@ -129,7 +134,9 @@ void crd_dyn_pair(const crd_problem *pb, int i, const double *vec3, double *ab)
 void crd_dyn_assemble_mass(const crd_dyn *dy, const crd_problem *pb, crd_csr *A, double cm)
 {
   const crd_model *m = pb->m;
+  if (pb->tr) crd_im_triads_mass(dy, pb, A, cm, NULL); /* the fold elements */
   for (int e = 0; e < pb->ne; ++e) {
+    if (pb->tr && pb->tr->elem_of[e] >= 0) continue;
     double p[12], me[400] = {0};
     int l[4];
     for (int a = 0; a < 4; ++a) {

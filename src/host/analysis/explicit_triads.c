@@ -20,7 +20,7 @@ int crd_ex_triads_create(crd_dyn *dy, const crd_problem *pb)
   const crd_triads *tr = pb->tr;
   size_t n = (size_t)tr->n;
   if (CRD_CALLOC(9 * n, &dy->tJb) || CRD_CALLOC(3 * n, &dy->tpi) || CRD_CALLOC(3 * n, &dy->tom) ||
-      CRD_CALLOC(3 * n, &dy->tm))
+      CRD_CALLOC(3 * n, &dy->tm) || CRD_CALLOC(9 * n, &dy->tRd) || CRD_CALLOC(9 * n, &dy->tRdd))
     return CRD_TRACE(CRD_ERR_MEM);
   /* each triad corner: P = h^2/12 (row a of its element's C) times (I - c c^T) */
   for (int f = 0; f < tr->nel; ++f) {
@@ -60,6 +60,8 @@ void crd_ex_triads_initial(crd_dyn *dy, const crd_problem *pb, double s, const d
     if (held(pb, k)) memset(om, 0, 3 * sizeof(double));
     crd_ext_spatial(tr->E + 9 * k, dy->tJb + 9 * k, s, J);
     for (int r = 0; r < 3; ++r) pi[r] = crd_dot3(J + 3 * r, om);
+    for (int a = 0; a < 3; ++a) /* R' = [om]_x R (the implicit step's rates, fold_dyn.h) */
+      crd_cross3(om, tr->E + 9 * k + 3 * a, dy->tRd + 9 * k + 3 * a);
     normal_rates(dy, pb, s, k);
   }
 }

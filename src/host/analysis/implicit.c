@@ -35,10 +35,9 @@
 #include "crdyn/shell_mass.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
+#include "crdyn/triads.h"
 
-typedef struct ga_param {
-  double am, af, beta, gamma;
-} ga_param;
+typedef crd_im_param ga_param; /* dynamics.h: the intersection nodes' step takes them too */
 
 /* Chung-Hulbert 1993 parameters from the spectral radius at infinity. */
 static ga_param ga_from_rho(double rho)
@@ -139,6 +138,7 @@ static int build_state(crd_problem *pb, im_work *w, const ga_param *g, double dt
       w->df[3 * i + c] = w->d0[3 * i + c] + cf * du[c];
       newmark(g, dt, du[c], w->V0[k], w->A0[k], &w->V1[k], &w->A1[k], &w->Am[k]);
     }
+    if (pb->tr && pb->tr->of[i] >= 0) continue; /* a triad: below */
     if (pair_state(pa, pb->l[i], du + 3, 1.0, pb_) < 0.01)
       return crd_err_set(CRD_WARN_NEWTON_DIVERGED, __FILE__, __LINE__, __func__,
                          "the normal of node %d turned too far in one step", i);
@@ -149,7 +149,7 @@ static int build_state(crd_problem *pb, im_work *w, const ga_param *g, double dt
     }
     crd_dir_mid_basis(pb_, pb->l[i], pf, w->Bs + 6 * (size_t)i);
   }
-  return 0;
+  return pb->tr ? crd_im_triads_state(pb, g, dt, w->du, w->pf, w->W1, w->WA1) : 0;
 }
 
 /* Element residuals and effective tangents by the backend: Fi (internal),
@@ -172,7 +172,9 @@ static void assemble_fm(const crd_problem *pb, const crd_dyn *dy, const double *
 {
   const crd_model *m = pb->m;
   for (int i = 0; i < pb->neq; ++i) F[i] = 0.0;
+  if (pb->tr) crd_im_triads_mass(dy, pb, NULL, 0.0, F); /* the fold elements (dy->tRd: wvec is dy->w) */
   for (int e = 0; e < pb->ne; ++e) {
+    if (pb->tr && pb->tr->elem_of[e] >= 0) continue;
     double p[12], nd[8], fm[20] = {0};
     int l[4];
     for (int a = 0; a < 4; ++a) {
@@ -258,6 +260,7 @@ static int initial_accel(crd_run *r, crd_dyn *dy, im_work *w, double t)
     }
     set_physical(dy, pb, i, V, A);
   }
+  if (pb->tr) crd_im_triads_accel(dy, pb, w->dx); /* the triads' R'' and their nodes' w, wa */
   crd_ties_node_rates(dy->ties, pb, dy->v, dy->a, dy->w, dy->wa);
   return 0;
 }
@@ -267,6 +270,7 @@ static void restore(crd_problem *pb, const im_work *w)
   memcpy(pb->d, w->d0, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(pb->p, w->p0, 3 * sizeof(double) * (size_t)pb->nn);
   memcpy(pb->l, w->l0, sizeof(int) * (size_t)pb->nn);
+  if (pb->tr) crd_im_triads_restore(pb);
 }
 
 /* The Newton increment: (S + E) dx = R with S = K_eff, symmetric and
@@ -368,6 +372,7 @@ static void ga_start(crd_problem *pb, const crd_dyn *dy, im_work *w, double dt)
       w->du[k] = pb->eq[k] >= 0 ? dt * w->V0[k] : 0.0; /* constant-velocity predictor */
     }
   }
+  if (pb->tr) crd_im_triads_start(dy, pb, dt, w->du); /* the triads' state, their chart variables' predictor */
 }
 
 /* The element forces (and K_eff when want_K) at the state of w->du, and
@@ -626,6 +631,7 @@ static int ga_correct(ga_newton *s, int have_dx)
   r->time_solve += crd_wtime() - ts;
   for (size_t k = 0; k < 5 * (size_t)pb->nn; ++k)
     if (pb->eq[k] >= 0) w->du[k] -= w->dx[pb->eq[k]];
+  if (pb->tr) crd_im_triads_correct(pb, w->dx);
   s->dxn = sqrt(nrm(n, w->dx) * nrm(n, w->dx) + dx2);
   return 0;
 }
@@ -640,6 +646,7 @@ static void ga_end_rates(const crd_problem *pb, crd_dyn *dy, const im_work *w)
       dy->w[3 * i + c] = w->W1[3 * i + c];
       dy->wa[3 * i + c] = w->WA1[3 * i + c];
     }
+  if (pb->tr) crd_im_triads_rates(dy, pb, 1);
 }
 
 /* One step t0 -> t0 + dt with the dissipation w->xi.  0: converged (state,
@@ -707,6 +714,7 @@ static void restore_all(crd_problem *pb, crd_dyn *dy, const im_work *w)
       dy->w[3 * i + c] = w->W0[3 * i + c];
       dy->wa[3 * i + c] = w->WA0[3 * i + c];
     }
+  if (pb->tr) crd_im_triads_rates(dy, pb, 0);
 }
 
 /* Total energy K + U - W after a converged step (the watchdog's and the
@@ -1051,6 +1059,7 @@ static int accept_step(im_stage *s, double h, const im_step *o)
   crd_dyn *dy = s->dy;
   int rc;
   crd_problem_switch_pairs(r->pb);
+  if (r->pb->tr) crd_im_triads_accept(r->pb); /* the charts switched: the rates R', R'' know no chart */
   crd_ties_accept(s->w.ties);
   dy->t += h;
   dy->step++;
@@ -1099,6 +1108,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   r->integrator = CRD_INT_IMPLICIT;
   s.dt_min = s.adaptive ? st->dt_min : s.dt_nom / 1024.0;
   s.len = crd_dyn_element_length(r->m);
+  if (pb->tr && (rc = crd_im_triads_begin(dy, pb))) goto out;
   if (resume)
     stage_resume(&s);
   else if ((rc = stage_begin(&s)))
@@ -1123,6 +1133,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   }
   r->time_implicit += crd_wtime() - tl - (r->time_output - to);
 out:
+  if (pb->tr) crd_im_triads_finish(dy, pb); /* the spin for a stage after this one */
   work_free(&s.w);
   return rc ? CRD_TRACE(rc) : 0;
 }

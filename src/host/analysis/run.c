@@ -303,22 +303,44 @@ static int choose_backend(crd_run *r, const char *be)
   return 0;
 }
 
-/* A dynamic analysis with intersection nodes: explicit stages only
- * (explicit_triads.c), no checkpoints or restarts (the triads' state is
- * not in the checkpoint yet). */
+/* A dynamic analysis with intersection nodes: explicit stages
+ * (explicit_triads.c) and implicit stages (implicit_triads.c, fold_dyn.h);
+ * not auto stages (the hybrid's switches do not carry the triads' rates
+ * yet), not moments at the nodes of an implicit stage (their work against
+ * the step's triad basis is not derived), no checkpoints or restarts (the
+ * triads' state is not in the checkpoint yet). */
+static int moment_at_triad(const crd_run *r)
+{
+  const crd_model *m = r->m;
+  for (int l = 0; l < m->nloads; ++l) {
+    if (m->loads[l].kind != CRD_LOAD_MOMENT) continue;
+    if (m->loads[l].set < 0) return l;
+    const crd_set *set = &m->sets[m->loads[l].set];
+    for (int k = 0; k < set->nn; ++k)
+      if (r->pb->tr->of[set->nodes[k]] >= 0) return l;
+  }
+  return -1;
+}
+
 static int check_triad_stages(const crd_run *r)
 {
   const crd_model *m = r->m;
   const crd_output *o = &m->output;
   char list[160];
   crd_triads_list(r->pb->tr, list, sizeof list);
-  for (int s = 0; s < m->analysis.nstages; ++s)
-    if (m->analysis.stages[s].integrator != CRD_INT_EXPLICIT)
-      return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.stages[%d] (%s): implicit dynamics with intersection "
-                     "nodes: not yet (%d intersection node(s): %s); explicit stages run them (docs/dynamics.md, "
-                     "\"Intersection nodes in the explicit step\")", m->case_path, s,
-                     m->analysis.stages[s].integrator == CRD_INT_IMPLICIT ? "implicit" : "auto", r->pb->tr->n,
-                     list);
+  int ml = moment_at_triad(r);
+  for (int s = 0; s < m->analysis.nstages; ++s) {
+    int in = m->analysis.stages[s].integrator;
+    if (in != CRD_INT_EXPLICIT && in != CRD_INT_IMPLICIT)
+      return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.analysis.stages[%d] (auto): auto stages with intersection "
+                     "nodes: not yet (%d intersection node(s): %s); explicit and implicit stages run them "
+                     "(docs/dynamics.md, \"Intersection nodes in the implicit step\")", m->case_path, s,
+                     r->pb->tr->n, list);
+    if (in == CRD_INT_IMPLICIT && ml >= 0)
+      return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: $.loads[%d]: a moment at an intersection node in an implicit "
+                     "stage ($.analysis.stages[%d]): not yet (%d intersection node(s): %s); explicit stages and "
+                     "statics take it", m->case_path, ml, s, r->pb->tr->n, list);
+  }
   if (r->opts->restart_path || o->checkpoint_every_steps > 0 || o->checkpoint_every_seconds > 0)
     return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: checkpoints and restarts of a shell with intersection nodes: not "
                    "yet (the triads' state is not in the checkpoint); leave out checkpoint_every_steps, "

@@ -36,6 +36,9 @@ static const crd_switch_info table[] = {
    "(tests/cli/fold_dynamics.sh)"},
   {"CRDYN_TEST_TRIAD_MEASURE", CRD_SWITCH_TEST, "no_spin",
    "the angular momentum of the explicit step leaves out the triads' spin J om (tests/cli/fold_dynamics.sh)"},
+  {"CRDYN_TEST_TRIAD_BASIS", CRD_SWITCH_TEST, "A1",
+   "the implicit step tests an intersection node's equations with statics' A1 at the step's end instead of "
+   "the midpoint basis B (tests/cli/fold_implicit.sh)"},
 };
 #define NSWITCH ((int)(sizeof table / sizeof table[0]))
 

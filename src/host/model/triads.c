@@ -7,6 +7,7 @@
 #include "crdyn/backend.h"
 #include "crdyn/elem_eval.h"
 #include "crdyn/error.h"
+#include "crdyn/fold_dyn.h"
 #include "crdyn/problem.h"
 #include "crdyn/switches.h"
 #include "crdyn/triads.h"
@@ -174,6 +175,7 @@ void crd_triads_destroy(crd_triads **ptr)
   free(tr->node); free(tr->of); free(tr->npatch); free(tr->eq3); free(tr->E0); free(tr->E); free(tr->E_save); free(tr->E_rec);
   free(tr->ch); free(tr->ch_save); free(tr->elem); free(tr->elem_of); free(tr->at); free(tr->p0c); free(tr->c);
   free(tr->eq24); free(tr->sc24); free(tr->f24); free(tr->k24);
+  crd_triads_mid_destroy(tr);
   free(tr);
   *ptr = NULL;
 }
@@ -271,6 +273,11 @@ static void fold_corners(const crd_problem *pb, int f, crd_fold_node *nd, double
   }
 }
 
+void crd_triads_corners(const crd_problem *pb, int f, crd_fold_node *nd, double *p0)
+{
+  fold_corners(pb, f, nd, p0);
+}
+
 /* The element's compact variables (crd_fold_offsets) in the 24-slot
  * layout: map[s] the compact index of slot s, -1 where none. */
 static void slot_map(const crd_fold_node *nd, int *map)
@@ -317,6 +324,136 @@ static int fold_eval(crd_problem *pb, int f, int want_K)
       k24[crd_tri_index(s, t, 24)] = map[s] >= 0 && map[t] >= 0 ? K[n * map[s] + map[t]] : 0.0;
   pb->ue[e] = U;
   return fold_kind(X0, p0, d, nd, md, U);
+}
+
+int crd_triads_mid_create(crd_triads *tr)
+{
+  if (tr->mid) return 0;
+  crd_triads_mid *m;
+  CRD_CALL(CRD_CALLOC(1, &m));
+  size_t n9 = 9 * (size_t)tr->n;
+  tr->mid = m;
+  if (CRD_CALLOC(n9, &m->Ea) || CRD_CALLOC(n9, &m->Ef) || CRD_CALLOC(n9, &m->V0) || CRD_CALLOC(n9, &m->A0) ||
+      CRD_CALLOC(n9, &m->V1) || CRD_CALLOC(n9, &m->A1) || CRD_CALLOC(n9, &m->Am) || CRD_CALLOC(tr->n, &m->du3) ||
+      CRD_CALLOC(tr->n, &m->ch_a) || CRD_CALLOC(24 * (size_t)tr->nel, &m->fin24)) {
+    crd_triads_mid_destroy(tr);
+    return CRD_TRACE(CRD_ERR_MEM);
+  }
+  return 0;
+}
+
+void crd_triads_mid_destroy(crd_triads *tr)
+{
+  crd_triads_mid *m = tr->mid;
+  if (!m) return;
+  free(m->Ea); free(m->Ef); free(m->V0); free(m->A0); free(m->V1); free(m->A1); free(m->Am); free(m->du3);
+  free(m->ch_a); free(m->fin24);
+  free(m);
+  tr->mid = NULL;
+}
+
+/* The corners of fold element f in the implicit step (fold_dyn.h): the
+ * normals at a, b and the midpoint, the normals' midpoint accelerations
+ * and the bases, from the smooth nodes' step state in `in` and the
+ * triads' in tr->mid. */
+typedef struct fold_mid_corners {
+  double X0[12], p0[12], da[12], db[12], df[12], pa[12], pb[12], pf[12], am[12], wam[12], B[36];
+  crd_fold_node nd[4];
+} fold_mid_corners;
+
+/* Test hook CRDYN_TEST_TRIAD_BASIS=A1: the triad corners' basis taken as
+ * statics' A1 at the end of the step instead of B (fold_dyn.h), a wrong
+ * basis for tests/cli/fold_implicit.sh to catch. */
+static int wrong_basis(void)
+{
+  const char *h = crd_switch("CRDYN_TEST_TRIAD_BASIS");
+  return h && !strcmp(h, "A1");
+}
+
+static void fold_mid_gather(const crd_problem *pb, int f, const crd_mid_in *in, fold_mid_corners *o)
+{
+  const crd_triads *tr = pb->tr;
+  const crd_triads_mid *m = tr->mid;
+  const int32_t *qd = pb->m->quads + 4 * tr->elem[f];
+  fold_corners(pb, f, o->nd, o->p0);
+  crd_elem_gather3(qd, pb->m->x, o->X0);
+  crd_elem_gather3(qd, in->d0, o->da);
+  crd_elem_gather3(qd, pb->d, o->db);
+  crd_elem_gather3(qd, in->df, o->df);
+  for (int a = 0; a < 4; ++a) {
+    int i = qd[a], k = tr->of[i];
+    for (int c = 0; c < 3; ++c) o->am[3 * a + c] = in->am[5 * (size_t)i + c];
+    for (int b = 0; b < 9; ++b) o->B[9 * a + b] = 0.0;
+    if (k < 0) {
+      memcpy(o->pa + 3 * a, in->pa + 3 * i, 3 * sizeof(double));
+      memcpy(o->pb + 3 * a, pb->p + 3 * i, 3 * sizeof(double));
+      memcpy(o->pf + 3 * a, in->pf + 3 * i, 3 * sizeof(double));
+      memcpy(o->wam + 3 * a, in->wam + 3 * i, 3 * sizeof(double));
+      for (int c = 0; c < 3; ++c)
+        for (int s = 0; s < 2; ++s) o->B[9 * a + 3 * c + s] = in->Bs[6 * (size_t)i + 2 * c + s];
+      continue;
+    }
+    const double *c = tr->c + 12 * f + 3 * a;
+    triad_normal(m->Ea + 9 * k, c, o->pa + 3 * a);
+    triad_normal(tr->E + 9 * k, c, o->pb + 3 * a);
+    triad_normal(m->Ef + 9 * k, c, o->pf + 3 * a);
+    triad_normal(m->Am + 9 * k, c, o->wam + 3 * a);
+    if (wrong_basis()) crd_triad_A1(tr->E + 9 * k, tr->ch[k], o->pb + 3 * a, o->B + 9 * a);
+    else crd_triad_mid_basis(m->Ef + 9 * k, tr->E + 9 * k, tr->ch[k], c, o->B + 9 * a);
+  }
+}
+
+/* Fold element f at the midpoint into f24, fin24, k24 (want_K), pb->ue;
+ * 1 when it degenerated or its energy is not finite. */
+static int fold_eval_mid(crd_problem *pb, int f, const crd_mid_in *in, int want_K)
+{
+  crd_triads *tr = pb->tr;
+  int e = tr->elem[f], map[24];
+  fold_mid_corners o;
+  fold_mid_gather(pb, f, in, &o);
+  crd_fold_mid_in fi = {o.X0, o.p0, o.da, o.pa, o.db, o.pb, o.df, o.pf, o.am, o.wam, o.B, in->C + 16 * (size_t)e,
+                        o.nd, in->cf, in->cm};
+  crd_q4_mat mt = crd_backend_section_mat(pb, e);
+  mt.xi = in->xi;
+  double fe[24], fne[24], K[576], md = 0.0;
+  double U = crd_fold_mid_elem(&fi, &mt, fe, fne, want_K ? K : 0, &md);
+  int n = crd_fold_offsets(o.nd, map);
+  slot_map(o.nd, map);
+  double *f24 = tr->f24 + 24 * (size_t)f, *n24 = tr->mid->fin24 + 24 * (size_t)f, *k24 = tr->k24 + 300 * (size_t)f;
+  for (int s = 0; s < 24; ++s) {
+    f24[s] = map[s] >= 0 ? fe[map[s]] : 0.0;
+    n24[s] = map[s] >= 0 ? fne[map[s]] : 0.0;
+  }
+  for (int s = 0; s < 24 && want_K; ++s)
+    for (int t = s; t < 24; ++t)
+      k24[crd_tri_index(s, t, 24)] = map[s] >= 0 && map[t] >= 0 ? K[n * map[s] + map[t]] : 0.0;
+  pb->ue[e] = U;
+  return !(md > 0) || !isfinite(U);
+}
+
+int crd_triads_eval_mid(crd_problem *pb, const crd_mid_in *in, int want_K, int *bad)
+{
+  crd_triads *tr = pb->tr;
+  *bad = -1;
+#pragma omp parallel for schedule(static) num_threads(crd_pass_threads(pb, tr->nel, 8))
+  for (int f = 0; f < tr->nel; ++f)
+    if (fold_eval_mid(pb, f, in, want_K)) {
+#pragma omp critical(crd_triads_bad_mid)
+      if (*bad < 0 || tr->elem[f] < *bad) *bad = tr->elem[f];
+    }
+  return *bad >= 0;
+}
+
+void crd_triads_elem_rates(const crd_problem *pb, int e, const double *w, const double *Rd, double *out)
+{
+  const crd_triads *tr = pb->tr;
+  const int32_t *qd = pb->m->quads + 4 * e;
+  int f = tr ? tr->elem_of[e] : -1;
+  for (int a = 0; a < 4; ++a) {
+    int i = qd[a], k = tr ? tr->of[i] : -1;
+    if (f >= 0 && k >= 0 && Rd) triad_normal(Rd + 9 * k, tr->c + 12 * f + 3 * a, out + 3 * a);
+    else memcpy(out + 3 * a, w + 3 * i, 3 * sizeof(double));
+  }
 }
 
 int crd_triads_eval(crd_problem *pb, int want_K, int *bad)

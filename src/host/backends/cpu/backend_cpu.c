@@ -96,6 +96,41 @@ static void scatter_fold(crd_problem *pb, int f, int want_K, double *F, double *
     if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
 }
 
+/* The same for the implicit midpoint (the fold elements: crd_triads_eval_mid). */
+static int mid_runs(const cpu_impl *ci, const crd_problem *pb, int e0, int e1, const crd_elem_mid_args *ma,
+                    int *eb, long long *nb)
+{
+  const int32_t *of = pb->tr->elem_of;
+  while (e0 < e1) {
+    int r1 = e0;
+    while (r1 < e1 && of[r1] < 0) ++r1;
+    if (r1 > e0 && ci->isa->mid_range(e0, r1, ma, eb, nb)) return 1;
+    e0 = r1;
+    while (e0 < e1 && of[e0] >= 0) ++e0;
+  }
+  return 0;
+}
+
+/* A fold element's midpoint forces and Newton matrix (24 slots) into Fi,
+ * Fin and K. */
+static void scatter_fold_mid(crd_problem *pb, int f, int want_K, crd_mid_out *out, double *fn)
+{
+  const crd_triads *tr = pb->tr;
+  const int32_t *eq = tr->eq24 + 24 * (size_t)f;
+  const double *fg = tr->f24 + 24 * (size_t)f, *fin = tr->mid->fin24 + 24 * (size_t)f;
+  for (int a = 0; a < 24; ++a) {
+    *fn += fg[a] * fg[a] + fin[a] * fin[a];
+    if (eq[a] < 0) continue;
+    out->Fi[eq[a]] += fg[a];
+    out->Fin[eq[a]] += fin[a];
+  }
+  if (!want_K) return;
+  const int32_t *sc = tr->sc24 + 300 * (size_t)f;
+  const double *ke = tr->k24 + 300 * (size_t)f;
+  for (int t = 0; t < 300; ++t)
+    if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+}
+
 static int cpu_eval(crd_backend *be, crd_problem *pb, int want_K, double *F, double *U)
 {
   const cpu_impl *ci = be->impl;
@@ -170,9 +205,43 @@ int crd_backend_mid_error(const crd_problem *pb, int bad)
                      qd[1], qd[2], qd[3]);
 }
 
+/* The midpoint element results scattered in element order into Fi, Fin
+ * and K; the strain energy and |f_e|^2 summed on the way. */
+static void mid_assemble(crd_problem *pb, int want_K, crd_mid_out *out, double *Utot, double *fnorm)
+{
+  int n = pb->neq;
+  for (int i = 0; i < n; ++i) out->Fi[i] = out->Fin[i] = 0.0;
+  if (want_K) crd_csr_zero(pb->K);
+  double Ut = 0.0, fn = 0.0;
+  for (int e = 0; e < pb->ne; ++e) {
+    Ut += pb->ue[e];
+    if (pb->tr && pb->tr->elem_of[e] >= 0) {
+      scatter_fold_mid(pb, pb->tr->elem_of[e], want_K, out, &fn);
+      continue;
+    }
+    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
+    const double *fin = out->fin_e + 20 * (size_t)e, *fg = out->fg_e + 20 * (size_t)e;
+    for (int a = 0; a < 20; ++a) {
+      fn += fg[a] * fg[a] + fin[a] * fin[a];
+      if (eq[a] >= 0) {
+        out->Fin[eq[a]] += fin[a];
+        out->Fi[eq[a]] += fg[a];
+      }
+    }
+    if (!want_K) continue;
+    const int32_t *sc = pb->scatter + 210 * (size_t)e;
+    const double *ke = pb->ke + 210 * (size_t)e;
+    for (int t = 0; t < 210; ++t)
+      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
+  }
+  *Utot = Ut;
+  *fnorm = fn;
+}
+
 static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, int want_K, crd_mid_out *out)
 {
-  CRD_CALL(crd_problem_refuse_triads(pb, "the implicit dynamic element kernel"));
+  if (pb->tr && !pb->tr->mid) /* the triads' step state comes from the implicit stage (implicit_triads.c) */
+    CRD_CALL(crd_problem_refuse_triads(pb, "the implicit dynamic element kernel outside an implicit stage"));
   const cpu_impl *ci = be->impl;
   const crd_elem_isa *isa = ci->isa;
   const crd_model *m = pb->m;
@@ -190,12 +259,14 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
 #pragma omp parallel for schedule(static) reduction(+ : nb) num_threads(crd_pass_threads(pb, nch, 1))
   for (int c = 0; c < nch; ++c) {
     int e0 = ea + c * chunk, e1 = e0 + chunk < ez ? e0 + chunk : ez, eb = -1;
-    int b = isa->mid_range(e0, e1, &ma, &eb, &nb);
+    int b = !pb->tr ? isa->mid_range(e0, e1, &ma, &eb, &nb) : mid_runs(ci, pb, e0, e1, &ma, &eb, &nb);
     if (b) {
 #pragma omp critical(crd_im_bad)
       if (bad < 0 || eb < bad) bad = eb;
     }
   }
+  int fb;
+  if (pb->tr && crd_triads_eval_mid(pb, in, want_K, &fb) && (bad < 0 || fb < bad)) bad = fb;
   double t1 = crd_wtime();
   pb->tm.nelem_batched += nb;
   crd_phase_mid_pass(&pb->tm, ez - ea, want_K, t1 - t0);
@@ -203,27 +274,8 @@ static int cpu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, 
   if (bad >= 0) return crd_backend_mid_error(pb, bad);
   CRD_CALL(gather(pb, out->fg_e, 20, pb->ue, want_K ? pb->ke : NULL, want_K ? out->E_e : NULL));
   CRD_CALL(crd_par_gather_elems(out->fin_e, 20, pb->ne));
-  int n = pb->neq;
-  for (int i = 0; i < n; ++i) out->Fi[i] = out->Fin[i] = 0.0;
-  if (want_K) crd_csr_zero(pb->K);
   double Ut = 0.0, fn = 0.0;
-  for (int e = 0; e < pb->ne; ++e) {
-    Ut += pb->ue[e];
-    const int32_t *eq = pb->elem_eq + 20 * (size_t)e;
-    const double *fin = out->fin_e + 20 * (size_t)e, *fg = out->fg_e + 20 * (size_t)e;
-    for (int a = 0; a < 20; ++a) {
-      fn += fg[a] * fg[a] + fin[a] * fin[a];
-      if (eq[a] >= 0) {
-        out->Fin[eq[a]] += fin[a];
-        out->Fi[eq[a]] += fg[a];
-      }
-    }
-    if (!want_K) continue;
-    const int32_t *sc = pb->scatter + 210 * (size_t)e;
-    const double *ke = pb->ke + 210 * (size_t)e;
-    for (int t = 0; t < 210; ++t)
-      if (sc[t] >= 0) pb->K->val[sc[t]] += ke[t];
-  }
+  mid_assemble(pb, want_K, out, &Ut, &fn);
   pb->fe_norm = sqrt(fn);
   pb->tm.assemble_s += crd_wtime() - t1;
   pb->tm.nassemble++;
