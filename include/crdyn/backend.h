@@ -1,7 +1,8 @@
 /* crdyn: the backend seam: where element vectors and matrices are evaluated
  * and assembled (docs/architecture.md §3).  The integrators ask the backend of the
- * problem (pb->be) for assembled results of the current state; they never
- * loop over elements themselves.
+ * problem (pb->be) for assembled results of the current state and for the
+ * element quantities they need (lambda_max: the explicit stable step);
+ * they never loop over elements themselves.
  *
  * Backends: "cpu" (backend_cpu.c: OpenMP over elements, serial scatter),
  * "opencl" (backend_opencl.c: one work-group per element, deterministic
