@@ -1,7 +1,7 @@
 /* The run's linear system (linsys.h) on a chain of springs: the pattern
- * analysed once however often it is factorized, a negative definite matrix
- * refused by LL^T and factorized after the switch to LDL^T, the switch
- * kept, create and destroy. */
+ * analysed once however often it is factorized (again only when asked), a
+ * negative definite matrix refused by LL^T and factorized after the switch
+ * to LDL^T, the switch kept, create and destroy. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +78,9 @@ int main(void)
        "switched to LDL^T: analysed again and factorized, residual %.3g", res);
   rc = crd_linsys_factorize(ls, A);
   T_OK(rc == 0 && ls->indefinite && st->nanalyse == 2, "the switch stays: factorized again without an analysis");
+  rc = crd_linsys_analyse(ls, A);
+  T_OK(rc == 0 && st->nanalyse == 3 && !crd_linsys_factorize(ls, A) && st->nanalyse == 3 && residual(ls, A) < 1e-12,
+       "analysed again when asked (a modal analysis), then factorized without another");
 
   crd_linsys_destroy(&ls);
   T_OK(ls == NULL, "destroy sets the pointer to NULL");

@@ -26,6 +26,8 @@ typedef struct crd_linsys {
 int crd_linsys_create(const char *solver, crd_linsys **ls);
 void crd_linsys_destroy(crd_linsys **ls);
 
+/* K's pattern analysed (again: a modal analysis, a timed calibration). */
+int crd_linsys_analyse(crd_linsys *ls, const crd_csr *K);
 /* K's pattern analysed the first time, then its values factorized; the
  * status of crd_solver_factorize (CRD_WARN_NOT_POSDEF: a pivot not
  * positive, the caller decides). */

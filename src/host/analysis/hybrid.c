@@ -8,6 +8,7 @@
 
 #include "crdyn/error.h"
 #include "crdyn/hybrid.h"
+#include "crdyn/linsys.h"
 #include "crdyn/parallel.h"
 #include "crdyn/solver.h"
 #include "crdyn/timer.h"
@@ -240,7 +241,7 @@ static int calibrate(crd_hybrid *hy, crd_run *r, crd_dyn *dy)
     double t1 = crd_wtime();
     if (!rc) rc = crd_problem_eval(pb, 1, F, &U);
     if (!rc) crd_dyn_assemble_mass(dy, pb, pb->K, cm);
-    if (!rc && !r->ls->analysed && !(rc = crd_solver_analyse(r->ls->solver, pb->K))) r->ls->analysed = 1;
+    if (!rc && !r->ls->analysed) rc = crd_linsys_analyse(r->ls, pb->K);
     double t2 = crd_wtime();
     if (!rc) rc = crd_solver_factorize(r->ls->solver, pb->K);
     t_f = t1 - t0, t_k = crd_wtime() - t2 + (t2 - t1);

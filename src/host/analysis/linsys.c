@@ -27,12 +27,16 @@ void crd_linsys_destroy(crd_linsys **pls)
   *pls = NULL;
 }
 
+int crd_linsys_analyse(crd_linsys *ls, const crd_csr *K)
+{
+  CRD_CALL(crd_solver_analyse(ls->solver, K));
+  ls->analysed = 1;
+  return 0;
+}
+
 int crd_linsys_factorize(crd_linsys *ls, const crd_csr *K)
 {
-  if (!ls->analysed) {
-    CRD_CALL(crd_solver_analyse(ls->solver, K));
-    ls->analysed = 1;
-  }
+  if (!ls->analysed) CRD_CALL(crd_linsys_analyse(ls, K));
   return crd_solver_factorize(ls->solver, K);
 }
 
@@ -46,6 +50,6 @@ int crd_linsys_set_indefinite(crd_linsys *ls)
 int crd_linsys_go_indefinite(crd_linsys *ls, const crd_csr *K)
 {
   CRD_CALL(crd_linsys_set_indefinite(ls));
-  CRD_CALL(crd_solver_analyse(ls->solver, K));
+  CRD_CALL(crd_linsys_analyse(ls, K));
   return crd_solver_factorize(ls->solver, K);
 }
