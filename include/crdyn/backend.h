@@ -1,7 +1,8 @@
 /* crdyn: the backend seam: where element vectors and matrices are evaluated
  * and assembled (docs/architecture.md §3).  The integrators ask the backend of the
- * problem (pb->be) for assembled results of the current state; they never
- * loop over elements themselves.
+ * problem (pb->be) for assembled results of the current state and for the
+ * element quantities they need (lambda_max: the explicit stable step);
+ * they never loop over elements themselves.
  *
  * Backends: "cpu" (backend_cpu.c: OpenMP over elements, serial scatter),
  * "opencl" (backend_opencl.c: one work-group per element, deterministic
@@ -144,6 +145,13 @@ typedef struct crd_backend_ops {
   /* The implicit midpoint residual parts and K_eff into pb->K (want_K). */
   int (*eval_mid)(crd_backend *be, struct crd_problem *pb, const crd_mid_in *in, int want_K,
                   crd_mid_out *out);
+  /* The element bound of the explicit stable step at the current state:
+   * the largest eigenvalue of M_e^-1 K_e over the elements into *lambda
+   * (0 without elements), the element that has it into *elem (-1: none).
+   * M_e is lumped from the element mass coefficients C (16 per element,
+   * crd_dyn.C) with the director inertia rot_scale h^2/12 of it. */
+  int (*lambda_max)(crd_backend *be, struct crd_problem *pb, const double *C, double rot_scale, double *lambda,
+                    int *elem);
   /* The resident explicit loop (NULL: the host loop). */
   const crd_backend_ex_ops *ex;
 } crd_backend_ops;
@@ -196,6 +204,10 @@ crd_q4_mat crd_backend_section_mat(const struct crd_problem *pb, int e);
 
 /* Backends */
 int crd_backend_cpu_create(struct crd_problem *pb, crd_backend **be);
+/* The CPU backend's lambda_max (cpu/cpu_stable.c), on the host state; the
+ * device backends' op too while they have no kernel for it. */
+int crd_backend_cpu_lambda_max(crd_backend *be, struct crd_problem *pb, const double *C, double rot_scale,
+                               double *lambda, int *elem);
 int crd_backend_opencl_create(struct crd_problem *pb, int device, crd_backend **be);
 int crd_backend_cuda_create(struct crd_problem *pb, int device, crd_backend **be);
 /* *be (a device backend) wrapped so that every element evaluation is

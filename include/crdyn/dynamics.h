@@ -191,16 +191,18 @@ void crd_im_triads_mass(const crd_dyn *dy, const crd_problem *pb, crd_csr *A, do
 /* One stage each; they advance dy->t to st->t_end, recording history rows. */
 int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);
 int crd_explicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage);
-/* The stable step of the explicit scheme from element eigenvalue bounds
- * (Irons: the largest element frequency bounds the mesh's), and the
- * element that sets it (*elem, may be NULL; -1 for a model without one). */
-double crd_explicit_stable_dt(const crd_dyn *dy, const crd_problem *pb, double rot_scale, int *elem);
+/* The stable step of the explicit scheme (*dt; INFINITY for a model
+ * without stiffness) from the element eigenvalue bound the backend gives
+ * (ops->lambda_max; Irons: the largest element frequency bounds the
+ * mesh's), and the element that sets it (*elem, may be NULL; -1 for a
+ * model without one). */
+int crd_explicit_stable_dt(const crd_dyn *dy, crd_problem *pb, double rot_scale, double *dt, int *elem);
 /* The step of explicit stage istage (len long) at the current state: the
  * dt given, or the safety factor of the stable estimate (*dt_stable).  A
  * given dt above the estimate is refused, naming the element that sets it
  * (unless unstable_ok: a test hook), and so is a stage of more than
  * CRD_MAX_STAGE_STEPS steps.  `where` says of which state the estimate is. */
-int crd_explicit_choose_dt(const crd_dyn *dy, const crd_problem *pb, const crd_stage *st, int istage, double len,
+int crd_explicit_choose_dt(const crd_dyn *dy, crd_problem *pb, const crd_stage *st, int istage, double len,
                            int unstable_ok, const char *where, double *dt, double *dt_stable);
 
 #endif

@@ -21,7 +21,6 @@
 
 #include "crdyn/backend.h"
 #include "crdyn/model.h"
-#include "crdyn/solver.h"
 #include "crdyn/sparse.h"
 
 typedef struct crd_prescribed {  /* a translation with a prescribed history */
@@ -67,9 +66,6 @@ typedef struct crd_problem {
   crd_prescribed *pres;
   crd_csr *K;
   int32_t *scatter;              /* ne*210 */
-  crd_solver *solver;
-  int analysed;
-  int indefinite;                /* the solver was switched to LDL^T */
   /* state */
   double *d, *p;                 /* 3*nn each */
   int *l;                        /* nn dependent component */

@@ -1,8 +1,10 @@
 /* crdyn: running a case: the driver that owns the model, the problem, the
- * loads and the outputs, and hands each analysis a crd_run. */
+ * linear system, the loads and the outputs, and hands each analysis a
+ * crd_run. */
 #ifndef CRDYN_RUN_H
 #define CRDYN_RUN_H
 
+#include "crdyn/linsys.h"
 #include "crdyn/loads.h"
 #include "crdyn/output.h"
 #include "crdyn/problem.h"
@@ -31,6 +33,7 @@ typedef struct crd_run {
   const crd_run_opts *opts;
   crd_model *m;
   crd_problem *pb;
+  crd_linsys *ls;           /* the linear solver and its state (linsys.h); the run's, as the analyses share it */
   crd_loads *loads;
   char ckpt_path[CRD_PATH_MAX + 32]; /* DIR/checkpoint.crd (before dir: see run.c's snprintf bounds) */
   char dir[CRD_PATH_MAX];

@@ -24,6 +24,7 @@
 #include "crdyn/dynamics.h"
 #include "crdyn/hybrid.h"
 #include "crdyn/error.h"
+#include "crdyn/linsys.h"
 #include "crdyn/parallel.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
@@ -130,7 +131,7 @@ static void text_files(crd_ckpt_writer *w, const crd_run *r, int64_t hoff, uint6
   crd_ckpt_text_int(w, "history.bytes", (long long)hoff);
   crd_ckpt_text_int(w, "history.hash", (long long)hhash);
   crd_ckpt_text_int(w, "frames", r->nframes);
-  crd_ckpt_text_int(w, "solver.indefinite", r->pb->indefinite);
+  crd_ckpt_text_int(w, "solver.indefinite", r->ls->indefinite);
   crd_ckpt_text_dbl(w, "wall", r->wall_before + crd_wtime() - r->t_start);
 }
 
@@ -297,14 +298,11 @@ static int restore_counters(crd_run *r, crd_dyn *dy, const crd_ckpt *c)
 }
 
 /* The solver mode: a run that went indefinite stays so. */
-static int restore_solver(crd_problem *pb, const crd_ckpt *c)
+static int restore_solver(crd_linsys *ls, const crd_ckpt *c)
 {
   int indef;
   GET_I("solver.indefinite", indef);
-  if (indef && !pb->indefinite) {
-    CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
-    pb->indefinite = 1;
-  }
+  if (indef && !ls->indefinite) CRD_CALL(crd_linsys_set_indefinite(ls));
   return 0;
 }
 
@@ -316,7 +314,7 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   CRD_CALL(restore_state(r, dy, c));
   CRD_CALL(restore_stage(r, dy, c));
   CRD_CALL(restore_counters(r, dy, c));
-  CRD_CALL(restore_solver(pb, c));
+  CRD_CALL(restore_solver(r->ls, c));
   dy->cur.resume = 1;
   /* the state of the last recorded step, from which the work goes on */
   size_t n3 = 3 * (size_t)pb->nn * sizeof(double);

@@ -8,6 +8,7 @@
 
 #include "crdyn/error.h"
 #include "crdyn/hybrid.h"
+#include "crdyn/linsys.h"
 #include "crdyn/parallel.h"
 #include "crdyn/solver.h"
 #include "crdyn/timer.h"
@@ -225,12 +226,13 @@ int crd_hybrid_implicit_step(crd_hybrid *hy, const crd_run *r, const crd_dyn *dy
  * explicit steps; symbolic analysis not counted, it is done once).  The
  * runs' own measurements replace both; a factorization that fails leaves
  * 30 explicit steps per iteration. */
-static void calibrate(crd_hybrid *hy, crd_run *r, crd_dyn *dy)
+static int calibrate(crd_hybrid *hy, crd_run *r, crd_dyn *dy)
 {
   crd_problem *pb = r->pb;
-  double *F, U;
-  hy->dt_ex = hy->st->safety * crd_explicit_stable_dt(dy, pb, 1.0, NULL);
-  if (!isfinite(hy->dt_ex) || CRD_CALLOC(pb->neq, &F)) return;
+  double *F, U, dt_stable;
+  CRD_CALL(crd_explicit_stable_dt(dy, pb, 1.0, &dt_stable, NULL));
+  hy->dt_ex = hy->st->safety * dt_stable;
+  if (!isfinite(hy->dt_ex) || CRD_CALLOC(pb->neq, &F)) return 0;
   double h = 16.0 * hy->dt_ex, cm = 1.0 / (crd_ga_beta(hy->st->rho_inf) * h * h), t_f = 0.0, t_k = 0.0;
   int rc = 0;
   for (int pass = 0; pass < 2 && !rc; ++pass) { /* the second pass is timed: caches and buffers warm */
@@ -239,15 +241,16 @@ static void calibrate(crd_hybrid *hy, crd_run *r, crd_dyn *dy)
     double t1 = crd_wtime();
     if (!rc) rc = crd_problem_eval(pb, 1, F, &U);
     if (!rc) crd_dyn_assemble_mass(dy, pb, pb->K, cm);
-    if (!rc && !pb->analysed && !(rc = crd_solver_analyse(pb->solver, pb->K))) pb->analysed = 1;
+    if (!rc && !r->ls->analysed) rc = crd_linsys_analyse(r->ls, pb->K);
     double t2 = crd_wtime();
-    if (!rc) rc = crd_solver_factorize(pb->solver, pb->K);
+    if (!rc) rc = crd_solver_factorize(r->ls->solver, pb->K);
     t_f = t1 - t0, t_k = crd_wtime() - t2 + (t2 - t1);
   }
   free(F);
   crd_err_clear();
   hy->c_ex = fmax(t_f, 1e-9);
   hy->c_step = hy->n_it * (rc == 0 ? t_k : 30.0 * hy->c_ex);
+  return 0;
 }
 
 /* The sub-stage a stretch runs: the auto stage's keys, its integrator,
@@ -290,7 +293,7 @@ int crd_auto_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
     dy->cur.resume = 0;
     resume = 0;
   }
-  if (!resume && !hy->fixed) calibrate(hy, r, dy);
+  if (!resume && !hy->fixed && (rc = calibrate(hy, r, dy))) goto out;
   dy->hybrid = hy;
   while (!rc && dy->t < st->t_end - 1e-12 * (st->t_end + fabs(dy->t))) {
     crd_stage sub = stretch_stage(hy, st);

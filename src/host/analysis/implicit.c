@@ -30,6 +30,7 @@
 #include "crdyn/dynamics.h"
 #include "crdyn/hybrid.h"
 #include "crdyn/error.h"
+#include "crdyn/linsys.h"
 #include "crdyn/shell_dyn.h"
 #include "crdyn/cr_frame.h"
 #include "crdyn/shell_mass.h"
@@ -69,6 +70,7 @@ typedef struct im_work {
   double x_roundoff;              /* the increment norm that round-off of the positions allows */
   crd_ties *ties;                 /* rigid bodies and their tied nodes (NULL: none) */
   crd_tie_step ts;                /* what the step shares with them */
+  crd_linsys *ls;                 /* the run's: K_eff factorized, the sweeps' solves */
 } im_work;
 
 static void work_free(im_work *w)
@@ -197,17 +199,10 @@ static void assemble_fm(const crd_problem *pb, const crd_dyn *dy, const double *
 static int factorize(crd_run *r, int allow_ldl)
 {
   crd_problem *pb = r->pb;
-  if (!pb->analysed) {
-    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
-    pb->analysed = 1;
-  }
-  int rc = crd_solver_factorize(pb->solver, pb->K);
-  if (rc == CRD_WARN_NOT_POSDEF && allow_ldl && !pb->indefinite) {
+  int rc = crd_linsys_factorize(r->ls, pb->K);
+  if (rc == CRD_WARN_NOT_POSDEF && allow_ldl && !r->ls->indefinite) {
     crd_run_progress(r, "effective tangent indefinite: switching to LDL^T");
-    CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
-    pb->indefinite = 1;
-    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
-    rc = crd_solver_factorize(pb->solver, pb->K);
+    rc = crd_linsys_go_indefinite(r->ls, pb->K);
   }
   return rc;
 }
@@ -248,7 +243,7 @@ static int initial_accel(crd_run *r, crd_dyn *dy, im_work *w, double t)
   crd_ties_identity(dy->ties, pb->K);
   int rc = factorize(r, 0);
   if (rc) return CRD_ERR(CRD_ERR_NUMERIC, "the mass matrix is not positive definite: %s", crd_err_message());
-  CRD_CALL(crd_solver_solve(pb->solver, w->R, w->dx));
+  CRD_CALL(crd_solver_solve(r->ls->solver, w->R, w->dx));
   dy->strain = U;
   for (int i = 0; i < pb->nn; ++i) {
     double V[5], A[5];
@@ -290,7 +285,7 @@ static void restore(crd_problem *pb, const im_work *w)
 static int sweep_solve(crd_problem *pb, im_work *w, const double *b, double *x, double stop)
 {
   const int n = pb->neq;
-  CRD_CALL(crd_solver_solve(pb->solver, b, x));
+  CRD_CALL(crd_solver_solve(w->ls->solver, b, x));
   const double *prev = b;
   for (int sweep = 0; sweep < CRD_IM_SWEEPS; ++sweep) {
     double *y = w->y;
@@ -313,7 +308,7 @@ static int sweep_solve(crd_problem *pb, im_work *w, const double *b, double *x, 
       for (int i = 0; i < n; ++i) r2 += (y[i] - prev[i]) * (y[i] - prev[i]);
       if (sqrt(r2) <= stop) break;
     }
-    CRD_CALL(crd_solver_solve(pb->solver, y, x));
+    CRD_CALL(crd_solver_solve(w->ls->solver, y, x));
     w->y = w->yp; /* this sweep's y is the next one's prev */
     w->yp = y;
     prev = y;
@@ -1098,6 +1093,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   s.g = ga_from_rho(st->rho_inf);
   CRD_CALL(work_alloc(&s.w, pb->nn, pb->ne, pb->neq));
   s.w.ties = dy->ties;
+  s.w.ls = r->ls;
   int resume = dy->cur.resume && dy->cur.stage == istage, rc = 0;
   dy->cur.resume = 0;
   dy->cur.stage = istage;

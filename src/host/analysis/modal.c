@@ -23,6 +23,7 @@
 #include "crdyn/dynamics.h"
 #include "crdyn/eigen.h"
 #include "crdyn/error.h"
+#include "crdyn/linsys.h"
 #include "crdyn/timer.h"
 
 static int write_modes_csv(const char *dir, int n, const double *lam, const double *freq)
@@ -144,9 +145,8 @@ static int modal_solve(crd_run *r, modal_work *mw)
   crd_problem *pb = r->pb;
   int rc, nconv = 0;
   mw->sigma = 0.0;
-  if ((rc = crd_solver_analyse(pb->solver, pb->K))) return rc;
-  pb->analysed = 1;
-  if (crd_solver_factorize(pb->solver, pb->K) != 0) mw->sigma = -1e-8 * mw->lref;
+  if ((rc = crd_linsys_analyse(r->ls, pb->K))) return rc;
+  if (crd_solver_factorize(r->ls->solver, pb->K) != 0) mw->sigma = -1e-8 * mw->lref;
   crd_err_clear();
   double ts = crd_wtime();
   rc = crd_eigen_shift_invert(pb->K, &mw->M, mw->sigma, mw->nev, 0.0, mw->lam, mw->vec, &nconv);

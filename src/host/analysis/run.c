@@ -141,6 +141,7 @@ static void run_free(crd_run *r)
   crd_pvd_destroy(&r->pvd);
   crd_loads_destroy(&r->loads);
   crd_ties_destroy(&r->ties);
+  crd_linsys_destroy(&r->ls);
   crd_problem_destroy(&r->pb);
   crd_model_destroy(&r->m);
   free(r->extra);
@@ -148,21 +149,11 @@ static void run_free(crd_run *r)
   free(r->p_prev);
 }
 
-/* The problem's solver replaced by the one named s. */
-static int replace_solver(crd_run *r, const char *s)
-{
-  crd_solver *ns;
-  CRD_CALL(crd_solver_create(s, &ns));
-  crd_solver_destroy(&r->pb->solver);
-  r->pb->solver = ns;
-  return 0;
-}
-
 /* --solver mumps: MUMPS through PETSc, in MPI builds (docs/distributed.md). */
 static int choose_mumps(crd_run *r)
 {
 #ifdef CRD_HAVE_PETSC
-  return replace_solver(r, "mumps");
+  return crd_linsys_create("mumps", &r->ls);
 #else
   (void)r;
   return CRD_ERR(CRD_ERR_UNSUPPORTED, "--solver mumps: this build has no PETSc with MUMPS (it comes with the MPI "
@@ -172,11 +163,11 @@ static int choose_mumps(crd_run *r)
 
 /* --solver (solver.h): cholmod (default, host), cusolver (device), mumps
  * (MPI builds); cudss is named so that the message can say why it is not
- * there. */
+ * there.  The run's linear system is created with the solver chosen. */
 static int choose_solver(crd_run *r)
 {
   const char *s = r->opts->solver;
-  if (!s || !strcmp(s, "cholmod") || !strcmp(s, "auto")) return 0; /* the problem's CHOLMOD */
+  if (!s || !strcmp(s, "cholmod") || !strcmp(s, "auto")) return crd_linsys_create("cholmod", &r->ls);
   if (!strcmp(s, "mumps")) return choose_mumps(r);
 #ifndef CRD_HAVE_CUDSS
   if (!strcmp(s, "cudss"))
@@ -192,7 +183,7 @@ static int choose_solver(crd_run *r)
   if (strcmp(r->pb->be->ops->name, "cuda") && !r->opts->quiet)
     printf("solver %s with the %s backend: the matrix values are copied to the device for every "
            "factorization\n", s, r->pb->be->ops->name);
-  return replace_solver(r, s);
+  return crd_linsys_create(s, &r->ls);
 #endif
 }
 
@@ -371,8 +362,8 @@ static int check_triads(const crd_run *r)
   return 0;
 }
 
-/* The problem of a shell model: numbering and pattern on the threads asked
- * for, the backend, the solver, the loads and the ties. */
+/* The problem of a shell model (numbering and pattern on the threads asked
+ * for, the backend, the loads and the ties) and the run's linear system. */
 static int build_problem(crd_run *r, const char *be)
 {
   int nthreads = r->opts->threads;
@@ -474,8 +465,8 @@ static int finish_complete(crd_run *r)
   if (r->opts->timing) crd_run_print_timing(r);
   if (!r->opts->quiet)
     printf("done: %d steps, %d Newton iterations, %.2f s (elements %.2f s, factorize %.2f s, solve %.2f s)\n",
-           r->steps, r->newton_iters, wall, r->time_eval, crd_solver_get_stats(r->pb->solver)->factor_s,
-           crd_solver_get_stats(r->pb->solver)->solve_s);
+           r->steps, r->newton_iters, wall, r->time_eval, crd_solver_get_stats(r->ls->solver)->factor_s,
+           crd_solver_get_stats(r->ls->solver)->solve_s);
   return 0;
 }
 

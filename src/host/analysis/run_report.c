@@ -26,7 +26,7 @@ typedef struct timing_row {
 static int timing_rows(const crd_run *r, timing_row *rows)
 {
   const crd_phase_times *tm = &r->pb->tm;
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  const crd_solver_stats *ss = crd_solver_get_stats(r->ls->solver);
   timing_row t[] = {
     {"element_tangent", "element tangent + force (elements)", (double)tm->nelem_K, tm->elem_K_s},
     {"element_force", "element force only (elements)", (double)tm->nelem_f, tm->elem_f_s},
@@ -49,7 +49,7 @@ static int timing_rows(const crd_run *r, timing_row *rows)
 
 static void add_timing(const crd_run *r, cJSON *js)
 {
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  const crd_solver_stats *ss = crd_solver_get_stats(r->ls->solver);
   timing_row rows[16];
   int n = timing_rows(r, rows);
   cJSON *t = cJSON_AddObjectToObject(js, "timing");
@@ -76,7 +76,7 @@ static void add_timing(const crd_run *r, cJSON *js)
 
 void crd_run_print_timing(const crd_run *r)
 {
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  const crd_solver_stats *ss = crd_solver_get_stats(r->ls->solver);
   timing_row rows[16];
   int n = timing_rows(r, rows);
   printf("timing (%d threads)\n  %-48s %10s %11s %13s\n", r->pb->nthreads, "phase", "count", "total s",
@@ -133,7 +133,7 @@ static void summary_counts(const crd_run *r, cJSON *js)
   const crd_model *m = r->m;
   cJSON_AddStringToObject(js, "backend", r->pb->be->ops->name);
   cJSON_AddStringToObject(js, "device", r->pb->be->device_name);
-  cJSON_AddStringToObject(js, "solver", crd_solver_name(r->pb->solver));
+  cJSON_AddStringToObject(js, "solver", crd_solver_name(r->ls->solver));
   if (!strcmp(r->pb->be->ops->name, "cuda"))
     cJSON_AddStringToObject(js, "assembly", r->pb->be->deterministic ? "deterministic" : "atomic");
   static const char *types[] = {"static", "modal", "dynamic"};
@@ -143,9 +143,9 @@ static void summary_counts(const crd_run *r, cJSON *js)
   cJSON_AddNumberToObject(c, "elements", m->ne);
   cJSON_AddNumberToObject(c, "equations", r->pb->neq);
   cJSON_AddNumberToObject(c, "nnz_K", (double)r->pb->K->nnz);
-  cJSON_AddNumberToObject(c, "nnz_L", crd_solver_get_stats(r->pb->solver)->nnz_factor);
-  if (crd_solver_get_stats(r->pb->solver)->nnz_factor_rank > 0) /* MUMPS over ranks (docs/distributed.md) */
-    cJSON_AddNumberToObject(c, "nnz_L_rank_max", crd_solver_get_stats(r->pb->solver)->nnz_factor_rank);
+  cJSON_AddNumberToObject(c, "nnz_L", crd_solver_get_stats(r->ls->solver)->nnz_factor);
+  if (crd_solver_get_stats(r->ls->solver)->nnz_factor_rank > 0) /* MUMPS over ranks (docs/distributed.md) */
+    cJSON_AddNumberToObject(c, "nnz_L_rank_max", crd_solver_get_stats(r->ls->solver)->nnz_factor_rank);
   cJSON_AddNumberToObject(c, "steps", r->steps);
   cJSON_AddNumberToObject(c, "newton_iterations", r->newton_iters);
   cJSON_AddNumberToObject(c, "step_cuts", r->cuts);
@@ -156,7 +156,7 @@ static void summary_counts(const crd_run *r, cJSON *js)
 /* wall time by phase, the factorization rate, peak memory */
 static void summary_times(const crd_run *r, cJSON *js, double wall)
 {
-  const crd_solver_stats *ss = crd_solver_get_stats(r->pb->solver);
+  const crd_solver_stats *ss = crd_solver_get_stats(r->ls->solver);
   cJSON *t = cJSON_AddObjectToObject(js, "time_s");
   cJSON_AddNumberToObject(t, "wall", wall);
   cJSON_AddNumberToObject(t, "element_eval_and_assembly", r->time_eval);

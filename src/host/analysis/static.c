@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "crdyn/error.h"
+#include "crdyn/linsys.h"
 #include "crdyn/run.h"
 #include "crdyn/timer.h"
 #include "crdyn/triads.h"
@@ -99,24 +100,17 @@ static int factorize(crd_run *r, int first)
 {
   crd_problem *pb = r->pb;
   double t0 = crd_wtime();
-  if (!pb->analysed) {
-    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
-    pb->analysed = 1;
-  }
-  int rc = crd_solver_factorize(pb->solver, pb->K);
-  if (rc == CRD_WARN_NOT_POSDEF && !first && !pb->indefinite) {
+  int rc = crd_linsys_factorize(r->ls, pb->K);
+  if (rc == CRD_WARN_NOT_POSDEF && !first && !r->ls->indefinite) {
     /* past a limit point, or under the non-conservative part of a load
      * (moments in 3D, pressure): go on with LDL^T from here */
     crd_run_progress(r, "tangent indefinite: switching to LDL^T");
-    CRD_CALL(crd_solver_set_indefinite(pb->solver, 1));
-    pb->indefinite = 1;
-    CRD_CALL(crd_solver_analyse(pb->solver, pb->K));
-    rc = crd_solver_factorize(pb->solver, pb->K);
+    rc = crd_linsys_go_indefinite(r->ls, pb->K);
   }
   r->time_factor += crd_wtime() - t0;
   if (rc == CRD_WARN_NOT_POSDEF && first) {
     char where[96];
-    int eq = crd_solver_failed_equation(pb->solver);
+    int eq = crd_solver_failed_equation(r->ls->solver);
     if (eq < 0) eq = 0;
     eq_where(pb, eq, where, sizeof where);
     return CRD_ERR(CRD_ERR_INPUT, "%s: the stiffness matrix is singular at %s: the supports do not "
@@ -128,7 +122,7 @@ static int factorize(crd_run *r, int first)
 static int solve(crd_run *r, const double *b, double *x)
 {
   double t0 = crd_wtime();
-  CRD_CALL(crd_solver_solve(r->pb->solver, b, x));
+  CRD_CALL(crd_solver_solve(r->ls->solver, b, x));
   r->time_solve += crd_wtime() - t0;
   return 0;
 }

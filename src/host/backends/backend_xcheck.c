@@ -14,7 +14,8 @@
  * entry and both values.  The
  * t501/t500 parity tests do the same on chosen states; this does it on the
  * states a run reaches.  The resident explicit loop (ex_* ops) is passed
- * through unchecked: its element work does not come back. */
+ * through unchecked: its element work does not come back; so is the stable
+ * step's element bound (lambda_max). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,14 @@ static int xc_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, i
   return xc_compare(x, pb, "midpoint skew part E_e", 400, x->E, out->E_e);
 }
 
+/* the stable step's element bound: the device backend's, unchecked */
+static int xc_lambda_max(crd_backend *be, crd_problem *pb, const double *C, double rot_scale, double *lambda,
+                         int *elem)
+{
+  xc *x = be->impl;
+  return x->dev->ops->lambda_max(x->dev, pb, C, rot_scale, lambda, elem);
+}
+
 #define XC_FWD(op, ...)          \
   do {                           \
     xc *x = be->impl;            \
@@ -213,6 +222,7 @@ int crd_backend_xcheck_wrap(crd_problem *pb, crd_backend **be)
   x->ops.destroy = xc_destroy;
   x->ops.eval = xc_eval;
   x->ops.eval_mid = xc_eval_mid;
+  x->ops.lambda_max = xc_lambda_max;
   x->ops.ex = dev->ops->ex ? &xc_ex_ops : NULL;
   w->ops = &x->ops;
   w->impl = x;

@@ -197,7 +197,6 @@ int crd_problem_create(const crd_model *m, int nthreads, crd_problem **out)
   if (pb->tr) rc = crd_triads_pattern(pb); /* 6 DOFs at the triad nodes */
   else rc = crd_pattern_build(pb->neq, m->ne, 20, pb->elem_eq, &pb->K, &pb->scatter);
   if (rc) goto fail;
-  if ((rc = crd_solver_create("cholmod", &pb->solver))) goto fail;
   if ((rc = crd_backend_cpu_create(pb, &pb->be))) goto fail;
   *out = pb;
   return 0;
@@ -213,7 +212,6 @@ void crd_problem_destroy(crd_problem **ppb)
   free(pb->p0); free(pb->fix); free(pb->locked); free(pb->eq); free(pb->elem_eq); free(pb->pres);
   free(pb->d); free(pb->p); free(pb->l); free(pb->fe); free(pb->ke); free(pb->ue); free(pb->scatter);
   crd_csr_destroy(&pb->K);
-  crd_solver_destroy(&pb->solver);
   crd_backend_destroy(&pb->be);
   crd_triads_destroy(&pb->tr);
   free(pb);

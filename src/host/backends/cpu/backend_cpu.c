@@ -296,7 +296,8 @@ static void cpu_destroy(crd_backend *be)
 }
 
 /* no resident explicit loop: the explicit stage runs its loop on the host */
-static const crd_backend_ops cpu_ops = {.name = "cpu", .destroy = cpu_destroy, .eval = cpu_eval, .eval_mid = cpu_eval_mid};
+static const crd_backend_ops cpu_ops = {.name = "cpu", .destroy = cpu_destroy, .eval = cpu_eval, .eval_mid = cpu_eval_mid,
+                                        .lambda_max = crd_backend_cpu_lambda_max};
 
 int crd_backend_cpu_create(crd_problem *pb, crd_backend **out)
 {

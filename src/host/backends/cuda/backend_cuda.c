@@ -406,8 +406,10 @@ static const crd_backend_ex_ops cu_ex_ops = {.begin = cu_ex_begin,
                                              .measure = cu_ex_measure,
                                              .sync = cu_ex_sync,
                                              .end = cu_ex_end};
+/* the stable step's element bound: the host's, on the state the host holds
+ * (an explicit stage starts from it) */
 static const crd_backend_ops cu_ops = {.name = "cuda", .destroy = cu_destroy, .eval = cu_eval, .eval_mid = cu_eval_mid,
-                                       .ex = &cu_ex_ops};
+                                       .lambda_max = crd_backend_cpu_lambda_max, .ex = &cu_ex_ops};
 
 int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
 {

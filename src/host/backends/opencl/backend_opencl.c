@@ -652,8 +652,11 @@ static const crd_backend_ex_ops ocl_ex_ops = {.begin = ocl_ex_begin,
                                               .measure = ocl_ex_measure,
                                               .sync = ocl_ex_sync,
                                               .end = ocl_ex_end};
+/* the stable step's element bound: the host's, on the state the host holds
+ * (an explicit stage starts from it) */
 static const crd_backend_ops ocl_ops = {.name = "opencl", .destroy = ocl_destroy, .eval = ocl_eval,
-                                        .eval_mid = ocl_eval_mid, .ex = &ocl_ex_ops};
+                                        .eval_mid = ocl_eval_mid, .lambda_max = crd_backend_cpu_lambda_max,
+                                        .ex = &ocl_ex_ops};
 
 int crd_backend_opencl_create(crd_problem *pb, int device, crd_backend **out)
 {
