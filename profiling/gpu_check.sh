@@ -7,6 +7,10 @@
 #   1b. the lean explicit force kernel (profiling/src/leanbench.c) at 1e4,
 #      1e5 and 1e6 elements against the thread layout, line by line
 #      (< 90 s; GPU_LEAN_SIZES);
+#   1c. the resident explicit loop with the lean force kernel against the
+#      element kernels it replaced (profiling/gpu_exloop.py), 1e4, 1e5 and
+#      1e6 elements, one line per run as it ends (< GPU_EXLOOP_SECONDS,
+#      130 s); GPU_CHECK_ONLY=explicit stops here (at most 4 min: 90 + 150 s of guards)
 #   2. the strip implicit with rho_inf = 1 and 0.99 on every layout, with
 #      CRDYN_XCHECK (1e-10 and bit for bit) and the -O1 and -G builds
 #      (profiling/gpu_diag_implicit.sh: diag.txt), line by line;
@@ -75,6 +79,17 @@ else
   say "leanbench: not in the bundle"
 fi
 
+# ---- 1c. the resident explicit loop: the lean force kernel against the old ones, each line as measured ----
+say "--- resident explicit loop: lean force kernel against the element kernels ($OUTD/exloop.txt) ---"
+if command -v python3 >/dev/null; then
+  timeout $((${GPU_EXLOOP_SECONDS:-130} + 20)) python3 profiling/gpu_exloop.py --crdyn "$CRDYN" --out "$OUTD" \
+    --seconds "${GPU_EXLOOP_SECONDS:-130}" --sizes "${GPU_EXLOOP_SIZES:-100,316,1000}" 2>&1 | tee "$OUTD/exloop.txt" | tee -a "$LOG"
+fi
+if [ "${GPU_CHECK_ONLY:-}" = explicit ]; then
+  say "gpu-check: GPU_CHECK_ONLY=explicit: stopped after the explicit loop in $(( $(date +%s) - T0 )) s (no parity verdict)"
+  exit 0
+fi
+
 # ---- 2. the implicit runs with rho_inf = 1, layout by layout (profiling/gpu_diag_implicit.sh) ----
 say "--- implicit rho_inf = 1 and 0.99 by layout, XCHECK, -O1, -G ($OUTD/diag.txt) ---"
 timeout $(( $(left) > 200 ? 100 : $(left) / 3 )) sh profiling/gpu_diag_implicit.sh "$OUTD/diag" 2>&1 | tee "$OUTD/diag.txt" | tee -a "$LOG"
@@ -124,6 +139,8 @@ say "--- sanitizer (sanitizer.txt) ---"
 tail -1 "$OUTD/sanitizer.txt" | tee -a "$LOG"
 say "--- lean force kernel (leanbench.txt) ---"
 [ -e "$OUTD/leanbench.txt" ] && tee -a "$LOG" <"$OUTD/leanbench.txt"
+say "--- resident explicit loop, lean against element kernels (exloop.txt) ---"
+[ -e "$OUTD/exloop.txt" ] && tee -a "$LOG" <"$OUTD/exloop.txt"
 say "--- ladder (results in $OUTD/ladder.json, ladder.md) ---"
 [ -e "$OUTD/ladder.out" ] && tee -a "$LOG" <"$OUTD/ladder.out"
 say "gpu-check: $( [ $fail = 0 ] && echo PASS || echo FAIL ) in $(( $(date +%s) - T0 )) s"

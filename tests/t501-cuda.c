@@ -12,7 +12,9 @@
  *    the same checks with one thread per element (CRDYN_CUDA_LAYOUT=thread)
  *    and with thread 0 of a block doing the element (thread0);
  *  - an inverted element is reported by both with the same message;
- *  - the resident explicit loop (ex_* ops), serial and tree sums: 6 steps
+ *  - the resident explicit loop (ex_* ops), serial and tree sums, with the
+ *    lean force kernel (the default) and, serial, the element kernel
+ *    (CRDYN_CUDA_EX_FORCE=elem); an inverted element stops both: 6 steps
  *    (two calls) from a tumbled, moving state with a nodal load, its work and one
  *    prescribed translation, against the same steps done here with the
  *    explicit_node.h functions and the CPU backend's forces (backend.h's
@@ -293,12 +295,27 @@ int main(void)
   T_OK(rc1 == CRD_WARN_ELEM_INVERTED && rc2 == rc1 && !strcmp(msg1, crd_err_message()),
        "inverted element reported alike: '%s'", msg1);
   free(F1); free(F2);
+  /* the resident loop's forces: the lean kernel (default) and the
+   * layout's element kernel (CRDYN_CUDA_EX_FORCE=elem) */
+  setenv("CRDYN_CUDA_EX_FORCE", "elem", 1);
+  crd_backend *cue = NULL;
+  rc = crd_backend_create("cuda", -1, pb, &cue);
+  unsetenv("CRDYN_CUDA_EX_FORCE");
+  T_OK(rc == 0 && !strstr(cue->device_name, "lean") && strstr(cu->device_name, "lean"),
+       "explicit forces by the lean kernel by default ('%s'), by the element kernel with CRDYN_CUDA_EX_FORCE=elem",
+       cu->device_name);
   resident_failure(pb, cu, rc1, msg1);
+  if (cue) resident_failure(pb, cue, rc1, msg1);
   /* serial sums (--deterministic) and the tree sums (default) */
   cu->deterministic = 1;
   resident_parity(pb, cpu, cu, Q, "serial sums");
   cu->deterministic = 0;
   resident_parity(pb, cpu, cu, Q, "tree sums");
+  if (cue) {
+    cue->deterministic = 1;
+    resident_parity(pb, cpu, cue, Q, "serial sums, element kernel");
+    crd_backend_destroy(&cue);
+  }
   const char *emu = getenv("CRDYN_CUDA_EMU"); /* tests/cli/cuda_emu.sh: no cuSOLVER behind the emulation */
   if (emu && !strcmp(emu, "1")) printf("ok %d # SKIP cusolver parity: CUDA host emulation\n", ++t_run);
   else solver_parity(pb, cpu);

@@ -16,7 +16,7 @@ typedef struct crd_cu_force_args {
   int ne;
   const int *quads, *l;             /* 4 nodes per element; the pair choice per node */
   const double *x, *d, *p, *mat;    /* initial positions, translations, normals (3 per node); sections */
-  const double *geo;                /* CRD_EF_GEO per element, field-major (crd_ef_geo_build) */
+  const double *geo;                /* CRD_EF_GEO per element, element by element (crd_ef_geo_build) */
   double *fe, *ue;                  /* outputs: f_G (20 per element), strain energy */
   int *kind, *first_bad;            /* CRD_ELEM_* per element; atomicMin of the bad ones (set to ne before) */
 } crd_cu_force_args;

@@ -18,7 +18,9 @@
 # the CPU's history to 1e-9 of each column's magnitude, with the atomic and
 # the deterministic assembly; two deterministic runs are bitwise equal; the
 # cusolver device Cholesky gives the CPU's history to 1e-9 too.  The
-# resident explicit loop (backend_cuda_explicit.c): it is used and says so;
+# resident explicit loop (backend_cuda_explicit.c): it is used and says so,
+# with the lean force kernel; the element kernel (CRDYN_CUDA_EX_FORCE=elem)
+# gives the lean kernel's history to 1e-9;
 # the explicit flying plate, the strip and the strip with prescribed motion
 # match the CPU's history to 1e-9 with serial sums (--deterministic; bitwise
 # is reported when it is) and with the tree sums (default); two default
@@ -148,7 +150,7 @@ if [ $r -ne 0 ]; then
   for c in flying_plate_short strip_implicit strip_explicit scordelis_lo_4 deterministic_repeat cusolver_history \
            resident_used resident_serial_flying_plate_explicit resident_serial_strip_explicit \
            resident_serial_strip_prescribed_explicit resident_tree_flying_plate_explicit resident_tree_strip_explicit \
-           resident_tree_strip_prescribed_explicit resident_tree_repeat resident_vs_host_loop resident_fallback \
+           resident_tree_strip_prescribed_explicit resident_tree_repeat resident_vs_host_loop resident_elem_kernel resident_fallback \
            resident_unstable_explicit resident_crush_explicit resident_restart resident_timing; do
     skip "$c on CUDA: $why"
   done
@@ -185,7 +187,8 @@ fi
 
 # ---- with a GPU: the resident explicit loop (backend.h ex_*, backend_cuda_explicit.c) ----
 "$CRDYN" run tests/opencl/strip_explicit.json --out "$tmp/rx" --backend cuda >"$tmp/log" 2>&1
-grep -q 'step loop resident on CUDA' "$tmp/log" && ok "the explicit strip runs the resident loop: $(grep 'step loop' "$tmp/log")" \
+grep -q 'step loop resident on CUDA.*explicit forces by the lean kernel' "$tmp/log" \
+  && ok "the explicit strip runs the resident loop, forces by the lean kernel: $(grep 'step loop' "$tmp/log")" \
   || { nok "the explicit strip runs the resident loop"; sed 's/^/# /' "$tmp/log" | head -5; }
 # serial sums (--deterministic): the host loop's order, so the CPU's bits up to the element code's asin/sin
 # (CUDA's libm against glibc's); tree sums (default): the CPU's history to round-off. Both to 1e-9.
@@ -207,6 +210,10 @@ cmp -s "$tmp/rx_tree_$c/history.csv" "$tmp/rx_tree2/history.csv" \
 CRDYN_EXPLICIT_HOST=1 "$CRDYN" run tests/opencl/$c.json --out "$tmp/rx_host" --quiet --backend cuda --deterministic \
   >"$tmp/log" 2>&1 && m=$(cmp_hist "$tmp/rx_host/history.csv" "$tmp/rx_serial_$c/history.csv" "resident vs host loop on CUDA") \
   && ok "resident loop against the host loop on the same device: $m" || nok "resident against the host loop on CUDA: $m $(head -3 "$tmp/log")"
+CRDYN_CUDA_EX_FORCE=elem "$CRDYN" run tests/opencl/$c.json --out "$tmp/rx_elem" --quiet --backend cuda --deterministic \
+  >"$tmp/log" 2>&1 && m=$(cmp_hist "$tmp/rx_elem/history.csv" "$tmp/rx_serial_$c/history.csv" "resident loop, element kernel vs lean") \
+  && ok "resident loop with the element kernel (CRDYN_CUDA_EX_FORCE=elem) against the lean kernel: $m" \
+  || nok "resident loop, element kernel against the lean kernel: $m $(head -3 "$tmp/log")"
 "$CRDYN" run tests/opencl/strip_moment_explicit.json --out "$tmp/rx_m" --backend cuda >"$tmp/log" 2>&1
 grep -q 'step loop on the host: load 0 is a moment' "$tmp/log" && ok "a moment load falls back to the host loop on CUDA, saying so" \
   || { nok "a moment load falls back to the host loop on CUDA"; sed 's/^/# /' "$tmp/log" | head -5; }

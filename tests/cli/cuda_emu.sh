@@ -27,7 +27,10 @@
 #     steps; and once with a barrier of the split kernels dropped, which
 #     must fail;
 #  4. crdyn under the emulation: explicit runs on --backend cuda (the
-#     resident loop, serial and tree sums) and the implicit strip with
+#     resident loop, serial and tree sums, the lean force kernel; on a
+#     strip of two explicit stages also the element kernel, and the lean
+#     kernel's geometry cache broken two ways, which the same comparison
+#     must see) and the implicit strip with
 #     rho_inf = 1 (the energy correction; CRDYN_XCHECK=1 in the random
 #     order) against the CPU's history, in each order.
 # The tree grid of the explicit sums is built smaller here (8 x 32 threads
@@ -174,7 +177,7 @@ if [ -x "$B/crdyn-emu" ]; then
       for mode in deterministic tree; do
         opt=""; atomic=1; [ $mode = deterministic ] && opt=--deterministic && atomic=0
         CRDYN_CUDA_EMU_ORDER=$o timeout 300 "$B/crdyn-emu" run tests/opencl/$c.json --out "$tmp/emu" --backend cuda $opt >"$tmp/log" 2>&1; r=$?
-        if [ $r -ne 0 ] || ! grep -q 'step loop resident on CUDA' "$tmp/log"; then
+        if [ $r -ne 0 ] || ! grep -q 'step loop resident on CUDA.*explicit forces by the lean kernel' "$tmp/log"; then
           nok "$c ($mode, $o order) on the emulated CUDA backend: status $r"; sed 's/^/# /' "$tmp/log" | tail -5; continue
         fi
         m=$(cmp_hist "$tmp/cpu/history.csv" "$tmp/emu/history.csv" "$c $mode $o" $atomic); rcm=$?
@@ -188,6 +191,44 @@ if [ -x "$B/crdyn-emu" ]; then
         fi
       done
     done
+  done
+  # the explicit loop's force kernels on a strip of two explicit stages (the second starts deformed,
+  # from the geometry cache the first uploaded): the lean kernel (default) and the element kernel
+  # (CRDYN_CUDA_EX_FORCE=elem) give the CPU's bits; the cache's tying rows one field off (CRDYN_TEST_CUDA_GEO=shift)
+  # or built at the second stage from its start state (stale) must be seen by the same comparison
+  python3 - "$tmp/strip2.json" <<'PY'
+import copy, json, sys
+c = json.load(open("tests/opencl/strip_prescribed_explicit.json"))
+st = c["analysis"]["stages"][0]
+a, b = copy.deepcopy(st), copy.deepcopy(st)
+a["t_end"] = 0.5 * st["t_end"]
+c["analysis"]["stages"] = [a, b]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+  "$CRDYN" run "$tmp/strip2.json" --out "$tmp/cpu2" --quiet --backend cpu >/dev/null 2>&1
+  for v in lean:random elem:forward shift:random stale:reverse; do
+    kind=${v%%:*}; o=${v#*:}; envv=""; want=bitwise; lean=1
+    case $kind in
+      elem) envv=CRDYN_CUDA_EX_FORCE=elem; lean=0;;
+      shift|stale) envv=CRDYN_TEST_CUDA_GEO=$kind; want=differ;;
+    esac
+    rm -rf "$tmp/emu2"
+    env $envv CRDYN_CUDA_EMU_ORDER=$o timeout 300 "$B/crdyn-emu" run "$tmp/strip2.json" --out "$tmp/emu2" --backend cuda \
+      --deterministic >"$tmp/log" 2>&1; r=$?
+    nres=$(grep -c 'step loop resident on CUDA' "$tmp/log"); nlean=$(grep -c 'explicit forces by the lean kernel' "$tmp/log")
+    m="no history (the run stopped: $(grep -m1 'error' "$tmp/log" | cut -c1-120))"; rcm=1
+    [ -e "$tmp/emu2/history.csv" ] && { m=$(python3 tests/cli/hist_cmp.py "$tmp/cpu2/history.csv" "$tmp/emu2/history.csv" \
+      "strip, two stages, $kind, $o"); rcm=$?; }
+    if [ $want = bitwise ]; then
+      [ $r -eq 0 ] && [ "$nres" -eq 2 ] && [ $((nlean > 0)) -eq $lean ] && echo "$m" | grep -q bitwise \
+        && ok "explicit forces by the $kind kernel ($o order), two explicit stages, on the emulated CUDA loop against the CPU: $m" \
+        || { nok "explicit forces by the $kind kernel ($o order), two stages: status $r, $nres resident stages, lean named $nlean times: $m"; tail -3 "$tmp/log" | sed 's/^/# /'; }
+    else
+      # the run goes on (no failure code): the comparison alone must see it
+      [ $r -eq 0 ] && [ "$nres" -eq 2 ] && [ $rcm -ne 0 ] \
+        && ok "the geometry cache broken ($envv, $o order), the run ends without a failure code, and the same comparison sees it: $m" \
+        || nok "the geometry cache broken ($envv, $o order): status $r, $nres resident stages, comparison status $rcm: $m"
+    fi
   done
   # the implicit strip with rho_inf = 1 (the energy correction of the midpoint rule: the runs that
   # stopped on the H200), 10 steps, split layout, atomic; with CRDYN_XCHECK=1 in the random order

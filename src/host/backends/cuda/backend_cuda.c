@@ -30,6 +30,7 @@
 #include "crdyn/backend.h"
 #include "crdyn/cuda_kernels.h"
 #include "crdyn/elem_eval.h"
+#include "crdyn/elem_force.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
 #include "crdyn/trace.h"
@@ -51,6 +52,8 @@ typedef struct cu {
   double *fe, *fin, *ke, *E, *ue, *F, *Fin, *K, *part, *sums;
   int *kind, *first_bad;
   int per_thread;                   /* the kernels' layout, CRD_CU_LAYOUT_* (CRDYN_CUDA_LAYOUT, docs/cuda.md) */
+  int ex_lean;                      /* explicit forces by the lean kernel (CRDYN_CUDA_EX_FORCE, default 1) */
+  double *geo;                      /* its geometry cache (CRD_EF_GEO per element), from the first explicit stage */
   crd_cux *ex;                      /* the resident explicit loop's stage (backend_cuda_explicit.c), or NULL */
 } cu;
 
@@ -186,7 +189,7 @@ static void cu_free(cu *c)
   crd_cux_end(&c->ex);
   void *all[] = {c->quads, c->elem_eq, c->scatter, c->fptr, c->fidx, c->kptr, c->kidx, c->x, c->p0, c->mat,
                  c->C, c->l, c->d, c->p, c->d0, c->pa, c->df, c->pf, c->am, c->wam, c->Bs, c->fe, c->fin,
-                 c->ke, c->E, c->ue, c->F, c->Fin, c->K, c->part, c->sums, c->kind, c->first_bad};
+                 c->ke, c->E, c->ue, c->F, c->Fin, c->K, c->part, c->sums, c->kind, c->first_bad, c->geo};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
     if (all[i]) cudaFree(all[i]);
   for (int i = 0; i < 3; ++i)
@@ -373,6 +376,55 @@ static int cu_eval_mid(crd_backend *be, crd_problem *pb, const crd_mid_in *in, i
 
 /* ---- the resident explicit loop (backend.h ex_*; backend_cuda_explicit.c) ---- */
 
+/* The lean kernel's geometry cache (elem_force.h) of every element, on the
+ * host (crd_ef_geo_build, an element per iteration), into g.  From the
+ * initial positions and normals and the sections: constant over a run. */
+static int geo_build(const crd_problem *pb, const double *x, const double *p0, double *g)
+{
+  double *mat;
+  CRD_CALL(CRD_CALLOC((size_t)CRD_Q4_MAT_STRIDE * (size_t)pb->ne, &mat));
+  crd_backend_section_table(pb, mat);
+  const int *quads = pb->m->quads;
+#pragma omp parallel for schedule(static)
+  for (int e = 0; e < pb->ne; ++e)
+    crd_ef_geo_build(1, quads + 4 * (size_t)e, x, p0, mat + CRD_Q4_MAT_STRIDE * (size_t)e,
+                     g + CRD_EF_GEO * (size_t)e);
+  free(mat);
+  return 0;
+}
+
+/* The cache on the device: built and uploaded at the first explicit stage
+ * and kept for the later ones (it depends on nothing a stage changes).
+ * CRDYN_TEST_CUDA_GEO plants the faults tests/cli/cuda_emu.sh must see:
+ * shift uploads the MITC4 tying rows one place off (each takes the next
+ * field's value: a wrong shear strain, no failure code), stale builds the
+ * cache from the stage's start state instead of the initial one (and again
+ * at every stage). */
+static int upload_geo(cu *c, const crd_problem *pb, const crd_ex_setup *su)
+{
+  const char *t = crd_switch("CRDYN_TEST_CUDA_GEO");
+  int shift = t && !strcmp(t, "shift"), stale = t && !strcmp(t, "stale");
+  if (c->geo && !stale) return 0;
+  size_t nn = (size_t)pb->nn, n = CRD_EF_GEO * (size_t)pb->ne;
+  double *g = NULL, *xs = NULL;
+  int rc = CRD_CALLOC(n, &g);
+  if (!rc && stale && !(rc = CRD_CALLOC(3 * nn, &xs)))
+    for (size_t k = 0; k < 3 * nn; ++k) xs[k] = pb->m->x[k] + su->st.d[k];
+  if (!rc) rc = geo_build(pb, stale ? xs : pb->m->x, stale ? su->st.p : pb->p0, g);
+  for (size_t e = 0; !rc && shift && e < (size_t)pb->ne; ++e) {
+    double *a = g + CRD_EF_GEO * e + CRD_EF_AXY;
+    memmove(a, a + 1, 8 * sizeof(double));
+  }
+  if (!rc && !c->geo) rc = DALLOC(c->geo, n * sizeof(double), NULL, "geometry cache");
+  if (!rc) {
+    cudaError_t e = cudaMemcpy(c->geo, g, n * sizeof(double), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) rc = CRD_ERR(CRD_ERR_BACKEND, "cuda: geometry cache: %s", cudaGetErrorString(e));
+  }
+  free(g);
+  free(xs);
+  return rc ? CRD_TRACE(rc) : 0;
+}
+
 static int cu_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
 {
   cu *c = be->impl;
@@ -391,7 +443,9 @@ static int cu_ex_begin(crd_backend *be, crd_problem *pb, const crd_ex_setup *su)
   dv.d = c->d; dv.p = c->p; dv.fe = c->fe; dv.ke = c->ke; dv.ue = c->ue; dv.F = c->F;
   dv.l = c->l; dv.kind = c->kind; dv.first_bad = c->first_bad;
   CRD_RANGE_PUSH("explicit stage upload (cuda)");
-  int rc = crd_cux_begin(&c->ex, &dv, pb, su, serial);
+  int rc = c->ex_lean ? upload_geo(c, pb, su) : 0;
+  dv.geo = c->ex_lean ? c->geo : NULL;
+  if (!rc) rc = crd_cux_begin(&c->ex, &dv, pb, su, serial);
   CRD_RANGE_POP();
   return rc;
 }
@@ -439,6 +493,17 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
       return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_LAYOUT=%s: expected split, thread or thread0", lay);
     }
   }
+  /* likewise: the explicit loop's internal force by the lean kernel
+   * (lean, the default) or by the element kernel of the layout (elem) */
+  const char *exf = crd_switch("CRDYN_CUDA_EX_FORCE");
+  c->ex_lean = 1;
+  if (exf && *exf && strcmp(exf, "lean")) {
+    if (!strcmp(exf, "elem")) c->ex_lean = 0;
+    else {
+      free(c);
+      return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_EX_FORCE=%s: expected lean or elem", exf);
+    }
+  }
   int rc = 0;
   cudaError_t e = cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking);
   for (int i = 0; i < 3 && e == cudaSuccess; ++i) e = cudaEventCreate(&c->ev[i]);
@@ -451,10 +516,11 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   if ((rc = CRD_CALLOC(1, &be))) goto fail;
   be->ops = &cu_ops;
   be->impl = c;
-  snprintf(be->device_name, sizeof be->device_name, "%.200s%s", dname,
+  snprintf(be->device_name, sizeof be->device_name, "%.150s%s%s", dname,
            c->per_thread == CRD_CU_LAYOUT_THREAD    ? ", one thread per element"
            : c->per_thread == CRD_CU_LAYOUT_THREAD0 ? ", thread 0 of a block per element"
-                                                     : ", element split over a block");
+                                                     : ", element split over a block",
+           c->ex_lean ? ", explicit forces by the lean kernel" : "");
   *out = be;
   return 0;
 fail:

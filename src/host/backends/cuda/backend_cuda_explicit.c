@@ -6,6 +6,14 @@
  * explicit_node.h functions, so with serial sums the history is the host
  * loop's, bit for bit.
  *
+ * The internal force of a step: the lean kernel (crd_cuda_force.cu,
+ * elem_force.h: force only, 4 threads per element, the initial geometry
+ * from the cache backend_cuda.c uploads) when dv.geo is given, the
+ * default; else the element kernel of the layout (crd_cu_static, want_k
+ * 0; CRDYN_CUDA_EX_FORCE=elem).  Both give crd_elem_static's f_G, u_e and
+ * CRD_ELEM_* codes: the bits without contraction (CUDA_FMA=0, and the
+ * host emulation), to round-off with it (t230, t501).
+ *
  * The state stays on the device for the whole stage: ex_begin uploads it
  * with the masses and load tables, ex_steps uploads only the amplitude
  * factors of its k steps and enqueues them, ex_measure brings back the 13
@@ -32,6 +40,7 @@
 
 #include "backend_cuda_explicit.h"
 #include "crdyn/cuda_explicit.h"
+#include "crdyn/cuda_force.h"
 #include "crdyn/cuda_kernels.h"
 #include "crdyn/error.h"
 #include "crdyn/problem.h"
@@ -239,10 +248,16 @@ static int drain_one(crd_cux *x)
   return 0;
 }
 
-static int enqueue(crd_cux *x, int k)
+/* The step's element forces f_G, energies u_e and codes (kind,
+ * first_bad): the lean kernel with the geometry cache, or the layout's
+ * element kernel without it. */
+static int element_forces(const crd_cux_dev *dv)
 {
-  crd_cux_dev *dv = &x->dv;
-  crd_cux_args *a = &x->a;
+  if (dv->geo) {
+    crd_cu_force_args fa = {dv->ne, dv->quads, dv->l, dv->x, dv->d, dv->p, dv->mat, dv->geo,
+                            dv->fe, dv->ue, dv->kind, dv->first_bad};
+    return crd_cu_force_lean(dv->st, &fa);
+  }
   crd_cu_static_args sa;
   memset(&sa, 0, sizeof sa);
   sa.ne = dv->ne;
@@ -250,6 +265,13 @@ static int enqueue(crd_cux *x, int k)
   sa.quads = dv->quads; sa.l = dv->l; sa.x = dv->x; sa.p0 = dv->p0; sa.d = dv->d; sa.p = dv->p; sa.mat = dv->mat;
   sa.fe = dv->fe; sa.ke = dv->ke; sa.ue = dv->ue; sa.kind = dv->kind; sa.first_bad = dv->first_bad;
   sa.per_thread = dv->per_thread;
+  return crd_cu_static(dv->st, &sa);
+}
+
+static int enqueue(crd_cux *x, int k)
+{
+  crd_cux_dev *dv = &x->dv;
+  crd_cux_args *a = &x->a;
   for (int j = 0; j < k; ++j) {
     CUX(crd_cux_node1(dv->st, a, j), "explicit node kernel");
     CUX(crd_cux_pres(dv->st, a, j), "prescribed kernel");
@@ -257,7 +279,7 @@ static int enqueue(crd_cux *x, int k)
     cudaEvent_t *e = x->ev[(x->head + x->npend) % RING];
     x->npend++;
     CUX(cudaEventRecord(e[0], dv->st), "event");
-    CUX(crd_cu_static(dv->st, &sa), "explicit element kernel");
+    CUX(element_forces(dv), "explicit element kernel");
     CUX(cudaEventRecord(e[1], dv->st), "event");
     CUX(crd_cu_gather(dv->st, dv->neq, dv->fptr, dv->fidx, dv->fe, dv->F), "force gather");
     CUX(cudaEventRecord(e[2], dv->st), "event");

@@ -20,6 +20,7 @@ typedef struct crd_cux_dev {
   const double *x, *p0, *mat;
   double *d, *p, *fe, *ke, *ue, *F;
   int *l, *kind, *first_bad;
+  const double *geo;                /* the lean force kernel's geometry cache; NULL: the layout's element kernel */
 } crd_cux_dev;
 
 typedef struct crd_cux crd_cux;
