@@ -53,11 +53,14 @@ static void chart_rates(crd_triad_chart ch, const double *Rd, double *thd)
   thd[2] = Rd[6 + ch.k];
 }
 
-int crd_im_triads_begin(crd_dyn *dy, crd_problem *pb)
+int crd_im_triads_begin(crd_dyn *dy, crd_problem *pb, int resume)
 {
   crd_triads *tr = pb->tr;
   CRD_CALL(crd_triads_mid_create(tr));
-  for (int k = 0; k < tr->n; ++k) spin_rates(tr->E + 9 * k, dy->tom + 3 * k, dy->tRd + 9 * k);
+  /* a resumed stage keeps the R' of its last step (the checkpoint's);
+   * dy->tom is then that of the stage's start, which the spin would
+   * not be */
+  for (int k = 0; k < tr->n && !resume; ++k) spin_rates(tr->E + 9 * k, dy->tom + 3 * k, dy->tRd + 9 * k);
   return 0;
 }
 
