@@ -351,8 +351,6 @@ static int check_triads(const crd_run *r)
   const crd_problem *pb = r->pb;
   const crd_model *m = r->m;
   if (!pb->tr) return 0;
-  if (m->analysis.type == CRD_ANALYSIS_MODAL)
-    return crd_problem_refuse_triads(pb, "modal analyses (the triads' consistent mass is not assembled yet)");
   if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) CRD_CALL(check_triad_stages(r));
   if (m->nbodies > 0) return crd_problem_refuse_triads(pb, "a model with rigid bodies");
   if (!r->opts->quiet) {

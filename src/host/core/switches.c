@@ -41,6 +41,8 @@ static const crd_switch_info table[] = {
    "the midpoint basis B (tests/cli/fold_implicit.sh)"},
   {"CRDYN_TEST_TRIAD_CKPT", CRD_SWITCH_TEST, "no_rates",
    "a restart takes the triads' E and charts from the checkpoint but not their rates (tests/cli/fold_restart.sh)"},
+  {"CRDYN_TEST_TRIAD_MASS", CRD_SWITCH_TEST, "none",
+   "the assembled mass leaves out the fold elements' (tests/cli/fold_modal.sh)"},
 };
 #define NSWITCH ((int)(sizeof table / sizeof table[0]))
 
