@@ -160,7 +160,8 @@ void crd_ex_triads_measure(const crd_dyn *dy, const crd_problem *pb, double *K, 
 
 /* Intersection nodes in the implicit step (implicit_triads.c, fold_dyn.h):
  * the generalized-alpha parameters; at a stage's begin the triads' step
- * state and R' = [om]_x R from their spin, at its finish the spin om from
+ * state and R' = [om]_x R from their spin (not when resumed from a
+ * checkpoint: R' is the checkpoint's), at its finish the spin om from
  * R' (for an explicit stage after it); a step's start (saved state, the
  * predictor of the chart variables into du's slots 3, 4 and mid->du3);
  * the state at the end and the midpoint from du (pf, W1, WA1 at the
@@ -175,7 +176,7 @@ void crd_ex_triads_measure(const crd_dyn *dy, const crd_problem *pb, double *K, 
 typedef struct crd_im_param {
   double am, af, beta, gamma;
 } crd_im_param;
-int crd_im_triads_begin(crd_dyn *dy, crd_problem *pb);
+int crd_im_triads_begin(crd_dyn *dy, crd_problem *pb, int resume);
 void crd_im_triads_finish(crd_dyn *dy, crd_problem *pb);
 void crd_im_triads_start(const crd_dyn *dy, crd_problem *pb, double dt, double *du);
 int crd_im_triads_state(crd_problem *pb, const crd_im_param *g, double dt, const double *du, double *pf,

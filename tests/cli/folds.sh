@@ -7,7 +7,7 @@
 # runs as a smooth surface (no note) once crease_angle is above its 45
 # degrees, and not just below.  What intersection nodes do not support yet
 # is refused with the nodes named: implicit and auto dynamic stages (explicit
-# stages run), checkpoints of dynamic runs, modal analyses, the device
+# stages run; checkpoints carry the triads; modal analyses run), the device
 # backends (auto keeps the cpu), a partial rotational support at the node.
 # POSIX sh, TAP.  $CRDYN: the binary (default ./build/crdyn).
 CRDYN=${CRDYN:-./build/crdyn}
@@ -85,8 +85,8 @@ fold '{"type": "static"}' ', {"set": "fold", "fix": ["uy", "px"]}' >"$T/partial.
 refused "a partial rotational support at an intersection node: refused, the support and node named" \
   "$T/partial.json" '$.supports[1]: node 2 is an intersection node (2 patches' "fix some of px, py, pz but not all"
 fold '{"type": "modal", "modes": 2}' >"$T/modal.json"
-refused "a modal analysis with intersection nodes: refused" "$T/modal.json" \
-  "2 intersection node(s) of a folded or branched shell (node 2, node 5" "not supported in modal analyses"
+runs "a modal analysis with intersection nodes: runs (tests/cli/fold_modal.sh)" "$T/modal.json" \
+  "2 intersection node(s) (node 2, node 5)"
 fold '{"type": "dynamic", "stages": [{"integrator": "implicit", "t_end": 0.01, "dt": 0.001}]}' >"$T/dyn.json"
 runs "an implicit dynamic stage with intersection nodes: runs" "$T/dyn.json" "2 intersection node(s) (node 2, node 5)"
 sed 's/"loads": \[/"loads": [{"set": "fold", "moment": [0, 1, 0]}, /' "$T/dyn.json" >"$T/dynmom.json"
@@ -98,7 +98,8 @@ refused "an auto dynamic stage after an explicit one: refused" "$T/dynauto.json"
 fold '{"type": "dynamic", "stages": [{"integrator": "explicit", "t_end": 0.002, "dt": "auto"}]}' >"$T/dynex.json"
 runs "an explicit dynamic stage with intersection nodes: runs" "$T/dynex.json" "2 intersection node(s) (node 2, node 5)"
 sed 's/"analysis"/"output": {"checkpoint_every": 10}, "analysis"/' "$T/dynex.json" >"$T/dynck.json"
-refused "the same with checkpoints: refused" "$T/dynck.json" "checkpoints and restarts of a shell with intersection nodes: not yet"
+runs "the same with checkpoints: runs (the triads' state in the checkpoint, tests/cli/fold_restart.sh)" "$T/dynck.json" \
+  "2 intersection node(s) (node 2, node 5)"
 for be in opencl cuda; do # refused before any device is looked for
   "$CRDYN" run "$T/fold.json" --out "$T/out" --quiet --backend $be >/dev/null 2>"$T/err"; rc=$?
   if [ $rc -ne 0 ] && grep -q "not supported in the $be backend" "$T/err" && [ ! -e "$T/out/history.csv" ]; then

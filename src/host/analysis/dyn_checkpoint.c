@@ -15,7 +15,13 @@
  *   "pvd"      text: the result.pvd entries written so far
  *   "ties.state" f64[43 nb]: the rigid bodies of a model with a mesh
  *              (tie.h: triad, rates, work, tie reaction), required when
- *              the case has bodies; readers ignore sections they do not know. */
+ *              the case has bodies
+ *   "triads.state" f64[40 nt]: the intersection nodes' triads (triads.h),
+ *              required when the shell has them: per triad E (9), the
+ *              chart (l, k, sy, sx), the explicit step's pi, om and moment
+ *              m (3 each), the implicit step's R' and R'' (9 each);
+ *   readers ignore sections they do not know. */
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +32,10 @@
 #include "crdyn/error.h"
 #include "crdyn/linsys.h"
 #include "crdyn/parallel.h"
+#include "crdyn/switches.h"
 #include "crdyn/tie.h"
 #include "crdyn/timer.h"
+#include "crdyn/triads.h"
 
 static volatile sig_atomic_t got_signal;
 static struct sigaction old_int, old_term;
@@ -67,6 +75,101 @@ static int ties_add(crd_ckpt_writer *w, const crd_ties *t)
   int rc = crd_ckpt_add(w, "ties.state", st, n * sizeof(double));
   free(st);
   return rc;
+}
+
+/* "triads.state": what the step loops carry at each intersection node
+ * (triads.h, dynamics.h): the triad E and its chart (which chart the next
+ * step's unknowns are in), the explicit step's spatial angular momentum
+ * pi, angular velocity om and the moment m of the last force evaluation
+ * (the next step's first kick uses it, explicit_triad.h), the implicit
+ * step's R' and R'' (fold_dyn.h).  E_rec, the triads of the last recorded
+ * step, is E at a checkpoint, as d_prev is d; J_b is rebuilt from the
+ * masses; E_save and crd_triads_mid live within one step. */
+#define TRIAD_CKPT 40
+
+static void triads_pack(const crd_problem *pb, const crd_dyn *dy, double *st)
+{
+  const crd_triads *tr = pb->tr;
+  for (int k = 0; k < tr->n; ++k) {
+    double *o = st + TRIAD_CKPT * (size_t)k;
+    memcpy(o, tr->E + 9 * k, 9 * sizeof(double));
+    o[9] = tr->ch[k].l;
+    o[10] = tr->ch[k].k;
+    o[11] = tr->ch[k].sy;
+    o[12] = tr->ch[k].sx;
+    memcpy(o + 13, dy->tpi + 3 * k, 3 * sizeof(double));
+    memcpy(o + 16, dy->tom + 3 * k, 3 * sizeof(double));
+    memcpy(o + 19, dy->tm + 3 * k, 3 * sizeof(double));
+    memcpy(o + 22, dy->tRd + 9 * k, 9 * sizeof(double));
+    memcpy(o + 31, dy->tRdd + 9 * k, 9 * sizeof(double));
+  }
+}
+
+static int triads_add(crd_ckpt_writer *w, const crd_problem *pb, const crd_dyn *dy)
+{
+  if (!pb->tr) return 0;
+  size_t n = TRIAD_CKPT * (size_t)pb->tr->n;
+  double *st;
+  CRD_CALL(CRD_CALLOC(n, &st));
+  triads_pack(pb, dy, st);
+  int rc = crd_ckpt_add(w, "triads.state", st, n * sizeof(double));
+  free(st);
+  return rc;
+}
+
+/* Test hook CRDYN_TEST_TRIAD_CKPT=no_rates: the triads' rates (pi, om,
+ * m, R', R'') not restored, only E and the chart: a restart that must
+ * leave the uninterrupted history (tests/cli/fold_restart.sh). */
+static int rates_left_out(void)
+{
+  const char *h = crd_switch("CRDYN_TEST_TRIAD_CKPT");
+  return h && !strcmp(h, "no_rates");
+}
+
+/* Triad k from its record o; a chart that is not one (l, k in 0..2, signs
+ * +-1) refuses the checkpoint. */
+static int triad_unpack(crd_problem *pb, crd_dyn *dy, int k, const double *o, const crd_ckpt *c)
+{
+  crd_triads *tr = pb->tr;
+  CRD_CHECK((o[9] == 0 || o[9] == 1 || o[9] == 2) && (o[10] == 0 || o[10] == 1 || o[10] == 2) &&
+                fabs(o[11]) == 1.0 && fabs(o[12]) == 1.0, CRD_ERR_INPUT,
+            "%s: section 'triads.state': intersection node %d: chart (%g, %g, %g, %g) is not one (l, k in 0..2, "
+            "signs +-1)", crd_ckpt_path(c), tr->node[k], o[9], o[10], o[11], o[12]);
+  memcpy(tr->E + 9 * k, o, 9 * sizeof(double));
+  tr->ch[k].l = (int)o[9];
+  tr->ch[k].k = (int)o[10];
+  tr->ch[k].sy = o[11];
+  tr->ch[k].sx = o[12];
+  if (rates_left_out()) return 0;
+  memcpy(dy->tpi + 3 * k, o + 13, 3 * sizeof(double));
+  memcpy(dy->tom + 3 * k, o + 16, 3 * sizeof(double));
+  memcpy(dy->tm + 3 * k, o + 19, 3 * sizeof(double));
+  memcpy(dy->tRd + 9 * k, o + 22, 9 * sizeof(double));
+  memcpy(dy->tRdd + 9 * k, o + 31, 9 * sizeof(double));
+  return 0;
+}
+
+/* The triads' state, required when the shell has intersection nodes: a
+ * checkpoint without the section, or of another number of triads, is
+ * refused with the reason. */
+static int triads_restore(crd_problem *pb, crd_dyn *dy, const crd_ckpt *c)
+{
+  crd_triads *tr = pb->tr;
+  if (!tr) return 0;
+  size_t len, need = TRIAD_CKPT * sizeof(double) * (size_t)tr->n;
+  const double *st = crd_ckpt_find(c, "triads.state", &len);
+  CRD_CHECK(st, CRD_ERR_INPUT, "%s: no section 'triads.state': this case's shell has %d intersection node(s) "
+            "whose triads (orientation, chart, rates) a restart needs (docs/checkpoint.md)", crd_ckpt_path(c), tr->n);
+  CRD_CHECK(len == need, CRD_ERR_INPUT, "%s: section 'triads.state' has %zu bytes, this case's %d intersection "
+            "node(s) need %zu (%d f64 each): a checkpoint of another model (wrong sizes)", crd_ckpt_path(c), len,
+            tr->n, need, TRIAD_CKPT);
+  double o[TRIAD_CKPT];
+  for (int k = 0; k < tr->n; ++k) {
+    memcpy(o, (const char *)st + TRIAD_CKPT * sizeof(double) * (size_t)k, sizeof o); /* the payload is 8-aligned */
+    CRD_CALL(triad_unpack(pb, dy, k, o, c));
+  }
+  crd_triads_record(tr);
+  return 0;
 }
 
 /* "run", first part: the sizes the restore checks, and the stage cursor
@@ -151,7 +254,7 @@ static int add_state(crd_ckpt_writer *w, const crd_run *r, const crd_dyn *dy)
       (rc = crd_ckpt_add(w, "node.w", dy->w, n3)) || (rc = crd_ckpt_add(w, "node.wa", dy->wa, n3)) ||
       (rc = crd_ckpt_add(w, "node.a_prev", dy->a_prev, n3)) || (rc = crd_ckpt_add(w, "node.wa_prev", dy->wa_prev, n3)) ||
       (rc = crd_ckpt_add(w, "pvd", pvd, plen + 1)) || /* with its NUL */
-      (rc = ties_add(w, r->ties)) || (dy->hybrid && (rc = crd_hybrid_ckpt_add(w, dy->hybrid))))
+      (rc = ties_add(w, r->ties)) || (rc = triads_add(w, pb, dy)) || (dy->hybrid && (rc = crd_hybrid_ckpt_add(w, dy->hybrid))))
     return CRD_TRACE(rc);
   return 0;
 }
@@ -312,6 +415,7 @@ int crd_dyn_checkpoint_restore(crd_run *r, crd_dyn *dy)
   crd_problem *pb = r->pb;
   CRD_CALL(restore_sizes(r, c));
   CRD_CALL(restore_state(r, dy, c));
+  CRD_CALL(triads_restore(pb, dy, c));
   CRD_CALL(restore_stage(r, dy, c));
   CRD_CALL(restore_counters(r, dy, c));
   CRD_CALL(restore_solver(r->ls, c));

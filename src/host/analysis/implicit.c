@@ -1104,7 +1104,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   r->integrator = CRD_INT_IMPLICIT;
   s.dt_min = s.adaptive ? st->dt_min : s.dt_nom / 1024.0;
   s.len = crd_dyn_element_length(r->m);
-  if (pb->tr && (rc = crd_im_triads_begin(dy, pb))) goto out;
+  if (pb->tr && (rc = crd_im_triads_begin(dy, pb, resume))) goto out;
   if (resume)
     stage_resume(&s);
   else if ((rc = stage_begin(&s)))

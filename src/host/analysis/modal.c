@@ -13,7 +13,14 @@
  * component of 1; normals as the change of the unit normal) in result.pvd,
  * whose time value of each mode is its frequency as in modes.csv (ParaView's
  * time slider reads in frequency; the rigid-body modes share time 0, where
- * ParaView shows them together, one block each). */
+ * ParaView shows them together, one block each).
+ *
+ * Intersection nodes (triads.h): K is statics' tangent with the fold
+ * elements (crd_triads_eval), M the consistent mass of the implicit
+ * step's stage start (crd_dyn_assemble_mass: crd_fold_mass at rest, with
+ * the triad corners' rotational inertia Q_ij = P_ij G_i^T G_j); the three
+ * chart variables of a triad are eigenvector components like any other,
+ * and the shape's normal change at a triad node is om x p. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,7 @@
 #include "crdyn/error.h"
 #include "crdyn/linsys.h"
 #include "crdyn/timer.h"
+#include "crdyn/triads.h"
 
 static int write_modes_csv(const char *dir, int n, const double *lam, const double *freq)
 {
@@ -39,11 +47,35 @@ static int write_modes_csv(const char *dir, int n, const double *lam, const doub
   return rc;
 }
 
+/* The change of the normal p (the first patch's, triads.h) at triad node
+ * i: the chart's dtheta turns the triad by om = W dtheta (theta' = M om,
+ * W = M^-1, fold_node.h), so dp = om x p. */
+static void triad_normal_change(const crd_problem *pb, int i, const double *phi, double *dp)
+{
+  const crd_triads *tr = pb->tr;
+  int k = tr->of[i];
+  int32_t q[3] = {pb->eq[5 * i + 3], pb->eq[5 * i + 4], tr->eq3[k]};
+  double w[9], om[3] = {0, 0, 0};
+  crd_triad_W(tr->E + 9 * k, tr->ch[k], w);
+  for (int a = 0; a < 3; ++a)
+    for (int c = 0; c < 3 && q[a] >= 0; ++c) om[c] += w[3 * a + c] * phi[q[a]];
+  crd_cross3(om, pb->p + 3 * i, dp + 3 * i);
+}
+
 static int write_shape(crd_run *r, int k, double freq, const double *phi, double *u, double *dp)
 {
   crd_problem *pb = r->pb;
   double umax = 0.0;
   for (int i = 0; i < pb->nn; ++i) {
+    if (pb->tr && pb->tr->of[i] >= 0) {
+      for (int c = 0; c < 3; ++c) {
+        int e = pb->eq[5 * i + c];
+        u[3 * i + c] = e >= 0 ? phi[e] : 0.0;
+        umax = fmax(umax, fabs(u[3 * i + c]));
+      }
+      triad_normal_change(pb, i, phi, dp);
+      continue;
+    }
     double ab[2] = {0, 0}, A1[6];
     for (int c = 0; c < 3; ++c) {
       int e = pb->eq[5 * i + c];

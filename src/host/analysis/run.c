@@ -298,8 +298,8 @@ static int choose_backend(crd_run *r, const char *be)
  * (explicit_triads.c) and implicit stages (implicit_triads.c, fold_dyn.h);
  * not auto stages (the hybrid's switches do not carry the triads' rates
  * yet), not moments at the nodes of an implicit stage (their work against
- * the step's triad basis is not derived), no checkpoints or restarts (the
- * triads' state is not in the checkpoint yet). */
+ * the step's triad basis is not derived).  Checkpoints carry the triads'
+ * state (dyn_checkpoint.c, "triads.state"). */
 static int moment_at_triad(const crd_run *r)
 {
   const crd_model *m = r->m;
@@ -316,7 +316,6 @@ static int moment_at_triad(const crd_run *r)
 static int check_triad_stages(const crd_run *r)
 {
   const crd_model *m = r->m;
-  const crd_output *o = &m->output;
   char list[160];
   crd_triads_list(r->pb->tr, list, sizeof list);
   int ml = moment_at_triad(r);
@@ -332,10 +331,6 @@ static int check_triad_stages(const crd_run *r)
                      "stage ($.analysis.stages[%d]): not yet (%d intersection node(s): %s); explicit stages and "
                      "statics take it", m->case_path, ml, s, r->pb->tr->n, list);
   }
-  if (r->opts->restart_path || o->checkpoint_every_steps > 0 || o->checkpoint_every_seconds > 0)
-    return CRD_ERR(CRD_ERR_UNSUPPORTED, "%s: checkpoints and restarts of a shell with intersection nodes: not "
-                   "yet (the triads' state is not in the checkpoint); leave out checkpoint_every_steps, "
-                   "checkpoint_every_seconds and --restart", m->case_path);
   return 0;
 }
 
@@ -347,8 +342,6 @@ static int check_triads(const crd_run *r)
   const crd_problem *pb = r->pb;
   const crd_model *m = r->m;
   if (!pb->tr) return 0;
-  if (m->analysis.type == CRD_ANALYSIS_MODAL)
-    return crd_problem_refuse_triads(pb, "modal analyses (the triads' consistent mass is not assembled yet)");
   if (m->analysis.type == CRD_ANALYSIS_DYNAMIC) CRD_CALL(check_triad_stages(r));
   if (m->nbodies > 0) return crd_problem_refuse_triads(pb, "a model with rigid bodies");
   if (!r->opts->quiet) {

@@ -44,6 +44,10 @@ static const crd_switch_info table[] = {
   {"CRDYN_TEST_TRIAD_BASIS", CRD_SWITCH_TEST, "A1",
    "the implicit step tests an intersection node's equations with statics' A1 at the step's end instead of "
    "the midpoint basis B (tests/cli/fold_implicit.sh)"},
+  {"CRDYN_TEST_TRIAD_CKPT", CRD_SWITCH_TEST, "no_rates",
+   "a restart takes the triads' E and charts from the checkpoint but not their rates (tests/cli/fold_restart.sh)"},
+  {"CRDYN_TEST_TRIAD_MASS", CRD_SWITCH_TEST, "none",
+   "the assembled mass leaves out the fold elements' (tests/cli/fold_modal.sh)"},
 };
 #define NSWITCH ((int)(sizeof table / sizeof table[0]))
 
