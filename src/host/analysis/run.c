@@ -334,9 +334,10 @@ static int check_triad_stages(const crd_run *r)
   return 0;
 }
 
-/* Intersection nodes (triads.h) run in static analyses of shells alone
- * (the CPU backend: crd_problem_set_backend); a note names them, since a
- * coarse mesh of a smooth surface can pass for folded. */
+/* Intersection nodes (triads.h) run in static, modal and dynamic analyses
+ * of shells without rigid bodies, on the CPU backend
+ * (crd_problem_set_backend); check_triad_stages says which stages; a note
+ * names them, since a coarse mesh of a smooth surface can pass for folded. */
 static int check_triads(const crd_run *r)
 {
   const crd_problem *pb = r->pb;
