@@ -989,11 +989,12 @@ static int watch_energy(im_stage *s, const im_step *o)
                      "external power", E - E_prev, (E - E_prev) / scale, scale, CRD_WATCH_ENERGY_RISE);
 }
 
-/* One step of length h tried: generalized-alpha, its energy, monotone
- * energy where the energy rose under steady loads, the energy watchdog.
- * 0: the step may be accepted (*o); CRD_WARN_*: cut it (the state is back
- * at the step's start); < 0: an error. */
-static int try_step(im_stage *s, double h, im_step *o)
+/* One solve of a step of length h: generalized-alpha, its energy, monotone
+ * energy where the energy rose under steady loads (*mono_failed: monotone
+ * energy could not bring the rise down), the energy watchdog.  0: the step
+ * may be accepted (*o); CRD_WARN_*: not (the state is back at the step's
+ * start); < 0: an error. */
+static int solve_step(im_stage *s, double h, im_step *o, int *mono_failed)
 {
   crd_run *r = s->r;
   crd_dyn *dy = s->dy;
@@ -1002,6 +1003,7 @@ static int try_step(im_stage *s, double h, im_step *o)
   o->res = 0.0;
   o->U = 0.0;
   s->w.xi = 0.0;
+  *mono_failed = 0;
   int rc = ga_step(r, dy, &s->w, s->st, &s->g, dy->t, h, 0, &o->iters, &o->res, &o->U);
   o->E = 0.0;
   o->scale = dy->cur.E_scale;
@@ -1009,12 +1011,41 @@ static int try_step(im_stage *s, double h, im_step *o)
   if (rc == 0) {
     crd_dyn_test_energy(r, dy->step + 1, dy, pb);
     o->E = step_energy(r, dy, &s->w, h, o->U, &o->dW, &o->scale);
-    if (s->mono && o->E > s->E_prev && crd_loads_steady(pb, dy->t, dy->t + (1.0 - s->g.af) * h, dy->t + h))
+    if (s->mono && o->E > s->E_prev && crd_loads_steady(pb, dy->t, dy->t + (1.0 - s->g.af) * h, dy->t + h)) {
       rc = monotone(r, dy, &s->w, s->st, &s->g, h, s->E_prev, o->E - s->E_prev, &o->iters, &o->res, &o->U,
                     &o->E, &o->dW, &o->scale);
+      *mono_failed = rc > 0;
+    }
   }
   if (rc == 0) rc = watch_energy(s, o);
   return rc;
+}
+
+/* One step of length h tried (solve_step).  A rise that monotone energy
+ * could not bring down is solved once more from balance accelerations at
+ * the step's start (initial_accel, as at a stage's start): the start
+ * acceleration of generalized-alpha lags the balance acceleration of the
+ * state by a defect that the step before left (a much longer step, or a
+ * load that changed its rate, e.g. a pulse's end), and the step's energy
+ * changes by (1 - gamma / (1 - alpha_m)) h v.M (a_n - a_eq) + O(h^2):
+ * linear in h, where the dissipative stress takes out energy as h^2, so
+ * that neither more dissipation nor a shorter step removes it
+ * (adaptive_length).  Positions, velocities and so the energy are those
+ * of the step's start either way.  The test hook CRDYN_TEST_MONO_CUT=1
+ * cuts the step instead, as before.  0, CRD_WARN_* (cut the step) or < 0
+ * as solve_step. */
+static int try_step(im_stage *s, double h, im_step *o)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  int mono_failed, rc = solve_step(s, h, o, &mono_failed);
+  if (!(rc > 0 && mono_failed) || r->test_mono_cut) return rc;
+  char why[1024];
+  snprintf(why, sizeof why, "%s", crd_err_message());
+  if ((rc = initial_accel(r, dy, &s->w, dy->t))) return CRD_TRACE(rc);
+  crd_run_progress(r, "stage %d: step %d, t = %.6g: balance accelerations at the step's start, solved again (%s)",
+                   s->istage, dy->step + 1, dy->t, why);
+  return solve_step(s, h, o, &mono_failed);
 }
 
 /* A step of length h that failed (why: the error message): the next try
