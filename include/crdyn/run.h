@@ -80,6 +80,10 @@ typedef struct crd_run {
   int test_energy_step;     /* CRDYN_TEST_ENERGY_STEP: implicit steps gain energy from that step on (tests) */
   int test_nan_step;        /* CRDYN_TEST_NAN_STEP: a NaN external force from that step on (tests) */
   int test_nan_k_step;      /* CRDYN_TEST_NAN_K_STEP: a NaN in the tangent K at that implicit step (tests) */
+  int test_sliver_step;     /* CRDYN_TEST_SLIVER_STEP=1: adaptive implicit steps leave the rest before a stage's end
+                               or a load's break as a last step however short (tests) */
+  int test_mono_cut;        /* CRDYN_TEST_MONO_CUT=1: a step whose energy rise monotone energy cannot bring down is
+                               cut, its start acceleration kept (tests) */
   int test_unstable_dt;     /* CRDYN_TEST_UNSTABLE_DT=1: an explicit dt above the stable estimate runs (tests of
                                the energy watchdog) */
   const char *fail_status;  /* "failed" or "interrupted" for summary.json; NULL: running */

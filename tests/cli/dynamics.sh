@@ -10,3 +10,4 @@ python3 tests/dyn/order.py "$CRDYN" implicit-dissipative | sed 's/^ok 1 /ok /; s
 python3 tests/dyn/order.py "$CRDYN" explicit | sed 's/^ok 1 /ok /; s/^not ok 1 /not ok /' | grep -v '^1\.\.'
 python3 tests/dyn/adaptive.py "$CRDYN" | sed 's/^ok [0-9]* /ok /; s/^not ok [0-9]* /not ok /' | grep -v '^1\.\.'
 python3 tests/dyn/hybrid.py "$CRDYN" | sed 's/^ok [0-9]* /ok /; s/^not ok [0-9]* /not ok /' | grep -v '^1\.\.'
+python3 tests/dyn/sliver.py "$CRDYN" | sed 's/^ok [0-9]* /ok /; s/^not ok [0-9]* /not ok /' | grep -v '^1\.\.'

@@ -1,6 +1,6 @@
-"""What the dynamics test scripts share (adaptive.py, hybrid.py): TAP lines
-counted in order, and a case run into a folder with its history as rows
-of floats and its summary.json."""
+"""What the dynamics test scripts share (adaptive.py, hybrid.py,
+sliver.py): TAP lines counted in order, and a case run into a folder with
+its history as rows of floats and its summary.json."""
 import csv, json, os, subprocess
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cases")

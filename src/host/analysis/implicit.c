@@ -949,13 +949,33 @@ static double step_length(const crd_stage *st, double t, double dt, double dt_no
 }
 
 /* An adaptive step ends on the next time point of an amplitude table that
- * it would pass: a kink of a load, or a whole pulse shorter than the step,
- * is never stepped over (the error estimate sees a load only at the steps'
- * ends). */
-static double clip_to_break(const im_stage *s, double h)
+ * it would pass (a kink of a load, or a whole pulse shorter than the step,
+ * is never stepped over: the error estimate sees a load only at the steps'
+ * ends), or on the stage's end.  A step that would leave less than half of
+ * itself before that end takes half of what is left, so that no step is
+ * shorter than half of the one before it.  Why: generalized-alpha's
+ * acceleration a_n at a step's start is not the balance acceleration of
+ * the state u_n but lags it by a defect of the order of the last step's
+ * length; a step of length h after it changes the total energy by
+ *   (1 - gamma / (1 - alpha_m)) h v.M (a_n - a_eq(u_n)) + O(h^2)
+ * (zero at rho_inf = 1; 1/12 of it at 0.8), linear in h with a coefficient
+ * that the step before set, while the dissipative stress of monotone
+ * energy takes out xi |d eps|_C^2, of order xi h^2.  A sliver after a long
+ * step can thus raise the energy by more than any xi removes, and cutting
+ * it makes that worse (docs/dynamics.md, "Adaptive implicit steps").
+ * s->sliver (the test hook CRDYN_TEST_SLIVER_STEP): the rest as a last
+ * step however short, as before. */
+static double adaptive_length(const im_stage *s)
 {
-  double t = s->dy->t, tb = crd_loads_next_break(s->r->m, t, 1e-9 * s->dt_nom);
-  return t + h > tb ? tb - t : h;
+  const crd_stage *st = s->st;
+  double t = s->dy->t, h = s->dt;
+  double te = fmin(st->t_end, crd_loads_next_break(s->r->m, t, 1e-9 * s->dt_nom)), rest = te - t;
+  if (s->r->test_sliver_step) {
+    h = step_length(st, t, h, s->dt_nom);
+    return t + h > te ? te - t : h;
+  }
+  if (rest - h < 1e-6 * s->dt_nom) return rest;
+  return rest - h < 0.5 * h ? 0.5 * rest : h;
 }
 
 /* Energy watchdog, before the step is accepted: with no external power
@@ -972,11 +992,12 @@ static int watch_energy(im_stage *s, const im_step *o)
                      "external power", E - E_prev, (E - E_prev) / scale, scale, CRD_WATCH_ENERGY_RISE);
 }
 
-/* One step of length h tried: generalized-alpha, its energy, monotone
- * energy where the energy rose under steady loads, the energy watchdog.
- * 0: the step may be accepted (*o); CRD_WARN_*: cut it (the state is back
- * at the step's start); < 0: an error. */
-static int try_step(im_stage *s, double h, im_step *o)
+/* One solve of a step of length h: generalized-alpha, its energy, monotone
+ * energy where the energy rose under steady loads (*mono_failed: monotone
+ * energy could not bring the rise down), the energy watchdog.  0: the step
+ * may be accepted (*o); CRD_WARN_*: not (the state is back at the step's
+ * start); < 0: an error. */
+static int solve_step(im_stage *s, double h, im_step *o, int *mono_failed)
 {
   crd_run *r = s->r;
   crd_dyn *dy = s->dy;
@@ -985,6 +1006,7 @@ static int try_step(im_stage *s, double h, im_step *o)
   o->res = 0.0;
   o->U = 0.0;
   s->w.xi = 0.0;
+  *mono_failed = 0;
   int rc = ga_step(r, dy, &s->w, s->st, &s->g, dy->t, h, 0, &o->iters, &o->res, &o->U);
   o->E = 0.0;
   o->scale = dy->cur.E_scale;
@@ -992,12 +1014,41 @@ static int try_step(im_stage *s, double h, im_step *o)
   if (rc == 0) {
     crd_dyn_test_energy(r, dy->step + 1, dy, pb);
     o->E = step_energy(r, dy, &s->w, h, o->U, &o->dW, &o->scale);
-    if (s->mono && o->E > s->E_prev && crd_loads_steady(pb, dy->t, dy->t + (1.0 - s->g.af) * h, dy->t + h))
+    if (s->mono && o->E > s->E_prev && crd_loads_steady(pb, dy->t, dy->t + (1.0 - s->g.af) * h, dy->t + h)) {
       rc = monotone(r, dy, &s->w, s->st, &s->g, h, s->E_prev, o->E - s->E_prev, &o->iters, &o->res, &o->U,
                     &o->E, &o->dW, &o->scale);
+      *mono_failed = rc > 0;
+    }
   }
   if (rc == 0) rc = watch_energy(s, o);
   return rc;
+}
+
+/* One step of length h tried (solve_step).  A rise that monotone energy
+ * could not bring down is solved once more from balance accelerations at
+ * the step's start (initial_accel, as at a stage's start): the start
+ * acceleration of generalized-alpha lags the balance acceleration of the
+ * state by a defect that the step before left (a much longer step, or a
+ * load that changed its rate, e.g. a pulse's end), and the step's energy
+ * changes by (1 - gamma / (1 - alpha_m)) h v.M (a_n - a_eq) + O(h^2):
+ * linear in h, where the dissipative stress takes out energy as h^2, so
+ * that neither more dissipation nor a shorter step removes it
+ * (adaptive_length).  Positions, velocities and so the energy are those
+ * of the step's start either way.  The test hook CRDYN_TEST_MONO_CUT=1
+ * cuts the step instead, as before.  0, CRD_WARN_* (cut the step) or < 0
+ * as solve_step. */
+static int try_step(im_stage *s, double h, im_step *o)
+{
+  crd_run *r = s->r;
+  crd_dyn *dy = s->dy;
+  int mono_failed, rc = solve_step(s, h, o, &mono_failed);
+  if (!(rc > 0 && mono_failed) || r->test_mono_cut) return rc;
+  char why[1024];
+  snprintf(why, sizeof why, "%s", crd_err_message());
+  if ((rc = initial_accel(r, dy, &s->w, dy->t))) return CRD_TRACE(rc);
+  crd_run_progress(r, "stage %d: step %d, t = %.6g: balance accelerations at the step's start, solved again (%s)",
+                   s->istage, dy->step + 1, dy->t, why);
+  return solve_step(s, h, o, &mono_failed);
 }
 
 /* A step of length h that failed (why: the error message): the next try
@@ -1118,8 +1169,7 @@ int crd_implicit_stage(crd_run *r, crd_dyn *dy, const crd_stage *st, int istage)
   double tl = crd_wtime(), to = r->time_output; /* step-loop time without the output */
   while (dy->t < st->t_end - 1e-9 * s.dt_nom && !s.stop) {
     im_step o;
-    double h = step_length(st, dy->t, s.dt, s.dt_nom);
-    if (s.adaptive) h = clip_to_break(&s, h);
+    double h = s.adaptive ? adaptive_length(&s) : step_length(st, dy->t, s.dt, s.dt_nom);
     rc = try_step(&s, h, &o);
     if (rc > 0)
       rc = cut_step(&s, h);

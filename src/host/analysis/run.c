@@ -385,6 +385,10 @@ static void read_test_hooks(crd_run *r)
   r->test_nan_step = hook ? atoi(hook) : 0;
   hook = crd_switch("CRDYN_TEST_NAN_K_STEP");
   r->test_nan_k_step = hook ? atoi(hook) : 0;
+  hook = crd_switch("CRDYN_TEST_SLIVER_STEP");
+  r->test_sliver_step = hook && !strcmp(hook, "1");
+  hook = crd_switch("CRDYN_TEST_MONO_CUT");
+  r->test_mono_cut = hook && !strcmp(hook, "1");
   hook = crd_switch("CRDYN_TEST_UNSTABLE_DT");
   r->test_unstable_dt = hook && !strcmp(hook, "1");
 }

@@ -30,6 +30,12 @@ static const crd_switch_info table[] = {
   {"CRDYN_TEST_ENERGY_STEP", CRD_SWITCH_TEST, "N", "implicit steps gain energy from step N on"},
   {"CRDYN_TEST_NAN_STEP", CRD_SWITCH_TEST, "N", "a NaN external force from step N on"},
   {"CRDYN_TEST_NAN_K_STEP", CRD_SWITCH_TEST, "N", "a NaN in the tangent K at implicit step N (the increment watchdog)"},
+  {"CRDYN_TEST_SLIVER_STEP", CRD_SWITCH_TEST, "1",
+   "adaptive implicit steps leave the rest before a stage's end or a load's break as a last step however short "
+   "(tests/dyn/sliver.py)"},
+  {"CRDYN_TEST_MONO_CUT", CRD_SWITCH_TEST, "1",
+   "a step whose energy rise monotone energy cannot bring down is cut, its start acceleration kept "
+   "(tests/dyn/sliver.py)"},
   {"CRDYN_TEST_UNSTABLE_DT", CRD_SWITCH_TEST, "1", "an explicit dt above the stable estimate runs (watchdog tests)"},
   {"CRDYN_TEST_MPI_SKEW", CRD_SWITCH_TEST, "1",
    "over MPI ranks, rank 1 scales its elements' forces by 1 + 1e-12 (the parity test's planted difference)"},
