@@ -465,6 +465,28 @@ static const crd_backend_ex_ops cu_ex_ops = {.begin = cu_ex_begin,
 static const crd_backend_ops cu_ops = {.name = "cuda", .destroy = cu_destroy, .eval = cu_eval, .eval_mid = cu_eval_mid,
                                        .lambda_max = crd_backend_cpu_lambda_max, .ex = &cu_ex_ops};
 
+/* The experiments' switches, not user options (docs/cuda.md): the element
+ * layout, split (the default), thread (one thread per element) or thread0
+ * (thread 0 of a block); the explicit loop's internal force by the lean
+ * kernel (lean, the default) or by the element kernel of the layout (elem). */
+static int read_switches(cu *c)
+{
+  const char *lay = crd_switch("CRDYN_CUDA_LAYOUT");
+  c->per_thread = CRD_CU_LAYOUT_SPLIT;
+  if (lay && *lay && strcmp(lay, "split")) {
+    if (!strcmp(lay, "thread")) c->per_thread = CRD_CU_LAYOUT_THREAD;
+    else if (!strcmp(lay, "thread0")) c->per_thread = CRD_CU_LAYOUT_THREAD0;
+    else return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_LAYOUT=%s: expected split, thread or thread0", lay);
+  }
+  const char *exf = crd_switch("CRDYN_CUDA_EX_FORCE");
+  c->ex_lean = 1;
+  if (exf && *exf && strcmp(exf, "lean")) {
+    if (!strcmp(exf, "elem")) c->ex_lean = 0;
+    else return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_EX_FORCE=%s: expected lean or elem", exf);
+  }
+  return 0;
+}
+
 int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
 {
   *out = NULL;
@@ -481,30 +503,11 @@ int crd_backend_cuda_create(crd_problem *pb, int device, crd_backend **out)
   c->nn = pb->nn;
   c->neq = pb->neq;
   c->nnz = (int)pb->K->nnz;
-  /* an experiment's switch, not a user option (docs/cuda.md): split (the
-   * default), thread (one thread per element), thread0 (thread 0 of a block) */
-  const char *lay = crd_switch("CRDYN_CUDA_LAYOUT");
-  c->per_thread = CRD_CU_LAYOUT_SPLIT;
-  if (lay && *lay && strcmp(lay, "split")) {
-    if (!strcmp(lay, "thread")) c->per_thread = CRD_CU_LAYOUT_THREAD;
-    else if (!strcmp(lay, "thread0")) c->per_thread = CRD_CU_LAYOUT_THREAD0;
-    else {
-      free(c);
-      return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_LAYOUT=%s: expected split, thread or thread0", lay);
-    }
+  int rc = read_switches(c);
+  if (rc) {
+    free(c);
+    return rc;
   }
-  /* likewise: the explicit loop's internal force by the lean kernel
-   * (lean, the default) or by the element kernel of the layout (elem) */
-  const char *exf = crd_switch("CRDYN_CUDA_EX_FORCE");
-  c->ex_lean = 1;
-  if (exf && *exf && strcmp(exf, "lean")) {
-    if (!strcmp(exf, "elem")) c->ex_lean = 0;
-    else {
-      free(c);
-      return CRD_ERR(CRD_ERR_INPUT, "CRDYN_CUDA_EX_FORCE=%s: expected lean or elem", exf);
-    }
-  }
-  int rc = 0;
   cudaError_t e = cudaStreamCreateWithFlags(&c->st, cudaStreamNonBlocking);
   for (int i = 0; i < 3 && e == cudaSuccess; ++i) e = cudaEventCreate(&c->ev[i]);
   if (e != cudaSuccess) {
